@@ -21,15 +21,17 @@ int err_set(struct secbpf_err *err, int errnum, const char *fmt, ...)
 
 void err_prefix(struct secbpf_err *err, const char *fmt, ...)
 {
-	char old[SECBPF_ERR_MAX];
 	char pre[SECBPF_ERR_MAX];
+	/* Large enough for both parts, so nothing is cut before the copy. */
+	char joined[2 * SECBPF_ERR_MAX + 2];
 	va_list ap;
 
 	if (!err)
 		return;
-	memcpy(old, err->msg, sizeof(old));
 	va_start(ap, fmt);
 	vsnprintf(pre, sizeof(pre), fmt, ap);
 	va_end(ap);
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", pre, old);
+	snprintf(joined, sizeof(joined), "%s: %s", pre, err->msg);
+	memcpy(err->msg, joined, sizeof(err->msg) - 1);
+	err->msg[sizeof(err->msg) - 1] = '\0';
 }

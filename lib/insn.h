@@ -18,6 +18,11 @@
 
 #include "err.h"
 
+/* Sign-extending loads (RFC 9669); newer than Debian 12's uapi headers. */
+#ifndef BPF_MEMSX
+#define BPF_MEMSX 0x80
+#endif
+
 /* Largest program we accept, in slots (the kernel's BPF_COMPLEXITY_LIMIT_INSNS
  * is 1M for privileged loaders; 4096 was the old unprivileged limit). */
 #define INSN_MAX_CNT 1000000
@@ -41,7 +46,8 @@ static inline uint64_t insn_ld_imm64_value(const struct bpf_insn *in)
 
 /* Flags for insn_validate(). */
 enum insn_validate_flags {
-	/* Allow pseudo forms of ld_imm64 (map references) and BPF_PSEUDO_CALL. */
+	/* Allow pseudo forms of ld_imm64 (map and function references);
+	 * BPF_PSEUDO_CALL is part of the base ISA and always allowed. */
 	INSN_ALLOW_PSEUDO = 1 << 0,
 	/* Require that no register is read before it is written on any path
 	 * (r1..r5 on entry count as written for the entry function only when

@@ -21,11 +21,13 @@ struct btf;
 /* Where a map came from. */
 enum object_map_kind {
 	OBJECT_MAP_BTF,		/* declared in SEC(".maps") */
-	OBJECT_MAP_DATA,	/* .data: one-element array */
-	OBJECT_MAP_RODATA,	/* .rodata*: one-element array, read-only */
-	OBJECT_MAP_BSS,		/* .bss: one-element array, zeroed */
+	OBJECT_MAP_DATA,	/* .data, .data.*: one-element array */
+	OBJECT_MAP_RODATA,	/* .rodata, .rodata.*: one-element array, read-only */
+	OBJECT_MAP_BSS,		/* .bss, .bss.*: one-element array, zeroed */
 };
 
+/* object->maps holds those of SEC(".maps") as declared, then one per
+ * non-empty data section in ELF section order. */
 struct object_map {
 	char *name;			/* variable name, or section name */
 	enum object_map_kind kind;
@@ -37,7 +39,8 @@ struct object_map {
 	uint32_t btf_key_type_id;	/* 0 if not known */
 	uint32_t btf_value_type_id;
 	/* Global data: the section's initial bytes (value_size of them), owned.
-	 * NULL for BTF maps and for .bss (all zero). */
+	 * NULL for BTF maps and for .bss (all zero) until object_set_var()
+	 * writes a .bss variable, which allocates it. */
 	uint8_t *init_data;
 	/* Inner map spec and pinning are not supported; the loader rejects them. */
 };

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * End-to-end tests of the secbpf tool (tools/): the commands run as a user
+ * would run them, on the samples built by meson, checking output and exit
+ * status (DESIGN §5 is the contract).
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char out[65536];
+
+/* Run `$SECBPF <args>` through the shell with stderr merged into stdout;
+ * returns the exit status (or -1 on a signal) and leaves output in out[]. */
+static int secbpf(const char *fmt, ...)
+{
+	char args[2048], cmd[4096];
+	va_list ap;
+	size_t n;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s 2>&1", getenv("SECBPF_BUILD_DIR"),
+		 getenv("SECBPF"), args);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *src(const char *rel)
+{
+	static char buf[4][1024];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", getenv("SECBPF_SOURCE_DIR"), rel);
+	return buf[i];
+}
+
+#define SEED "samples/seed_close.bpf.o"
+
+Test(cli, seed_sample_close_999_is_eperm)
+{
+	cr_assert_eq(secbpf("test " SEED " --nr close --arg 999"), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+}
+
+Test(cli, seed_sample_close_111_is_allowed)
+{
+	cr_assert_eq(secbpf("test " SEED " --nr close --arg 111"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	cr_assert_eq(secbpf("test " SEED " --nr 3 --arg 0x3e6"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	cr_assert_eq(secbpf("test " SEED " --nr 3 --arg 0x3e7"), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+}
+
+Test(cli, seed_sample_foreign_arch_is_eperm)
+{
+	cr_assert_eq(secbpf("test " SEED " --arch i386 --nr close --arg 111"), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	cr_assert_eq(secbpf("test " SEED " --arch aarch64 --nr getpid"), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	/* A numeric arch: AUDIT_ARCH_X86_64 is the sample's own. */
+	cr_assert_eq(secbpf("test " SEED " --arch 0xc000003e --nr close --arg 999"), 0, "%s",
+		     out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+}
+
+Test(cli, x32_names_resolve_with_bit_30)
+{
+	/* x32's close is 0x40000003: not the x86_64 close the sample checks. */
+	cr_assert_eq(secbpf("test " SEED " --arch x32 --nr close --arg 999"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	cr_assert_eq(secbpf("test " SEED " --nr -1 --arg 999"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+}
+
+Test(cli, c_source_is_compiled_first)
+{
+	cr_assert_eq(secbpf("test %s --nr close --arg 999", src("samples/seed_close.bpf.c")), 0,
+		     "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	cr_assert_eq(secbpf("test %s:bpf_prog1 --nr close --arg 111",
+			    src("samples/seed_close.bpf.c")),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+}
+
+Test(cli, cc_builds_default_and_v3_objects)
+{
+	char dir[] = "/tmp/secbpf-cli-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(secbpf("cc %s -o %s/v1.o", src("samples/seed_close.bpf.c"), dir), 0, "%s",
+		     out);
+	cr_assert_eq(secbpf("cc %s --mcpu v3 -o %s/v3.o", src("samples/seed_close.bpf.c"), dir),
+		     0, "%s", out);
+	cr_assert_eq(secbpf("test %s/v3.o --nr close --arg 999", dir), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	cr_assert_eq(secbpf("test %s/v1.o --nr close --arg 999", dir), 0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	cr_assert_eq(secbpf("dis %s/v3.o", dir), 0, "%s", out);
+	cr_expect(strstr(out, "if w2 != 0x3 goto pc+2"), "%s", out);
+	secbpf("cc %s/nonexistent.c -o %s/x.o", dir, dir);
+	cr_expect(strstr(out, "secbpf: "), "%s", out);
+	unlink(strcat(strcpy(out, dir), "/v1.o"));
+	snprintf(out, sizeof(out), "%s/v3.o", dir);
+	unlink(out);
+	rmdir(dir);
+}
+
+Test(cli, dis_prints_verifier_syntax_and_source_lines)
+{
+	cr_assert_eq(secbpf("dis " SEED), 0, "%s", out);
+	cr_expect(strstr(out, "bpf_prog1"), "%s", out);
+	cr_expect(strstr(out, "r2 = *(u32 *)(r1 +4)"), "%s", out);
+	cr_expect(strstr(out, "seed_close.bpf.c:"), "%s", out);
+	cr_expect(strstr(out, "exit"), "%s", out);
+}
+
+Test(cli, input_errors_exit_2_with_a_reason)
+{
+	cr_expect_eq(secbpf("test " SEED " --nr no_such_syscall"), 2);
+	cr_expect(strstr(out, "secbpf: --nr: no syscall named 'no_such_syscall'"), "%s", out);
+	/* open does not exist on aarch64: never libseccomp's pseudo number. */
+	cr_expect_eq(secbpf("test " SEED " --arch aarch64 --nr open"), 2);
+	cr_expect_eq(secbpf("test " SEED " --arch nosuch --nr close"), 2);
+	cr_expect(strstr(out, "unknown arch"), "%s", out);
+	cr_expect_eq(secbpf("test " SEED), 2);
+	cr_expect(strstr(out, "--nr is required"), "%s", out);
+	cr_expect_eq(secbpf("test " SEED " --nr close --arg 1x"), 2);
+	cr_expect_eq(secbpf("test " SEED " --nr close --arg 0x10000000000000000"), 2);
+	cr_expect_eq(secbpf("test /nonexistent.o --nr close"), 2);
+	cr_expect(strstr(out, "secbpf: /nonexistent.o"), "%s", out);
+	cr_expect_eq(secbpf("test " SEED ":nosuchprog --nr close"), 2);
+	cr_expect(strstr(out, "nosuchprog"), "%s", out);
+	cr_expect_eq(secbpf("test " SEED " --nr close --set nosuchvar=1"), 2);
+	cr_expect(strstr(out, "nosuchvar"), "%s", out);
+	cr_expect_eq(secbpf("nosuchcommand"), 2);
+	cr_expect_eq(secbpf("test %s --nr close", src("meson.build")), 2);
+}
+
+Test(cli, full_64bit_arguments)
+{
+	cr_assert_eq(secbpf("test " SEED " --nr close --arg 0xffffffffffffffff"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	/* 999 in the low half only: the sample compares all 64 bits. */
+	cr_assert_eq(secbpf("test " SEED " --nr close --arg 0x1000003e7"), 0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+}
+
+Test(cli, help_everywhere)
+{
+	cr_expect_eq(secbpf("--help"), 0);
+	cr_expect(strstr(out, "usage: secbpf"), "%s", out);
+	cr_expect_eq(secbpf("cc --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf cc"), "%s", out);
+	cr_expect_eq(secbpf("dis --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf dis"), "%s", out);
+	cr_expect_eq(secbpf("test --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf test"), "%s", out);
+}

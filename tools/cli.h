@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of the secbpf command-line tool: error printing in the
+ * `secbpf: <what>: <why>` form, OBJ[:PROG] parsing, compiling .c filters
+ * and loading objects with --set applied.
+ */
+#ifndef SECBPF_CLI_H
+#define SECBPF_CLI_H
+
+#include <stdbool.h>
+
+#include "object.h"
+
+/* Exit statuses shared by the commands (DESIGN §5). */
+#define EXIT_REJECTED 1	/* verify: program rejected; test: the run faulted */
+#define EXIT_USAGE 2	/* usage or input error */
+
+void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One --set VAR=VALUE. */
+struct cli_set {
+	const char *var;
+	const char *value;
+};
+
+/* A loaded OBJ[:PROG] target. */
+struct cli_target {
+	struct object *obj;
+	struct object_prog *prog;
+	char *tmp_obj;		/* compiled object of a .c input, removed on close */
+};
+
+/*
+ * Load spec (OBJ[:PROG], OBJ may be a .c file which is compiled first),
+ * apply the sets (an error if no loaded object defines a VAR: the caller
+ * passes every target's sets at once through cli_apply_sets), and pick
+ * the program. Prints the error and returns -1 on failure.
+ */
+int cli_load(const char *spec, struct cli_target *t);
+void cli_close(struct cli_target *t);
+
+/* Apply every --set to the targets; each VAR must exist in at least one. */
+int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_set *sets, int nsets);
+
+/* Parse "VAR=VALUE" into a cli_set; prints an error and returns -1 if bad. */
+int cli_parse_set(const char *arg, struct cli_set *set);
+void cli_free_sets(struct cli_set *sets, int nsets);
+
+/*
+ * Compile a filter source with clang for the BPF target. extra is a
+ * NULL-terminated list of additional clang arguments (may be NULL).
+ * Returns 0, or -1 after printing why.
+ */
+int cli_compile(const char *src, const char *out, const char *const *extra);
+
+int cmd_cc(int argc, char **argv);
+int cmd_dis(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+
+#endif

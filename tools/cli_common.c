@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers shared by the secbpf commands: error output, target loading
+ * (OBJ[:PROG], .c sources compiled on the fly) and --set handling.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+extern char **environ;
+
+void cli_error(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "secbpf: %s: ", what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool is_c_identifier(const char *s)
+{
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The multiarch include directory and arch macro of the host, which is the
+ * syscall ABI the filter will be enforced on. */
+#if defined(__x86_64__)
+#define HOST_MULTIARCH "x86_64-linux-gnu"
+#define HOST_ARCH_MACRO "-D__x86_64__"
+#elif defined(__aarch64__)
+#define HOST_MULTIARCH "aarch64-linux-gnu"
+#define HOST_ARCH_MACRO "-D__aarch64__"
+#else
+#error "secbpf cc: unsupported host architecture"
+#endif
+
+/* Where <secbpf/filter.h> lives: $SECBPF_INCLUDE_DIR, the installed include
+ * directory, or the source tree this binary was built from. */
+static const char *filter_include_dir(void)
+{
+	static const char *const candidates[] = { SECBPF_INCLUDEDIR, SECBPF_SOURCE_INCLUDEDIR };
+	const char *env = getenv("SECBPF_INCLUDE_DIR");
+	char path[4096];
+	size_t i;
+
+	if (env && *env)
+		return env;
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		snprintf(path, sizeof(path), "%s/secbpf/filter.h", candidates[i]);
+		if (access(path, R_OK) == 0)
+			return candidates[i];
+	}
+	return SECBPF_INCLUDEDIR;
+}
+
+int cli_compile(const char *src, const char *out, const char *const *extra)
+{
+	const char *clang = getenv("SECBPF_CLANG");
+	const char *argv[64];
+	char inc[4200];
+	int argc = 0, status;
+	pid_t pid;
+	int rc;
+
+	if (!clang || !*clang)
+		clang = "clang";
+	if (access(src, R_OK)) {
+		cli_error(src, "%s", strerror(errno));
+		return -1;
+	}
+	snprintf(inc, sizeof(inc), "-I%s", filter_include_dir());
+	argv[argc++] = clang;
+	argv[argc++] = "-O2";
+	argv[argc++] = "-g";
+	argv[argc++] = "-target";
+	argv[argc++] = "bpf";
+	argv[argc++] = HOST_ARCH_MACRO;
+	argv[argc++] = "-I/usr/include/" HOST_MULTIARCH;
+	argv[argc++] = inc;
+	for (; extra && *extra && argc < 58; extra++)
+		argv[argc++] = *extra;
+	argv[argc++] = "-c";
+	argv[argc++] = src;
+	argv[argc++] = "-o";
+	argv[argc++] = out;
+	argv[argc] = NULL;
+
+	rc = posix_spawnp(&pid, clang, NULL, NULL, (char *const *)argv, environ);
+	if (rc) {
+		cli_error(src, "cannot run %s: %s (install clang, or set SECBPF_CLANG)", clang,
+			  strerror(rc));
+		return -1;
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		cli_error(src, "waiting for %s: %s", clang, strerror(errno));
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		cli_error(src, "%s failed to compile it (see its messages above)", clang);
+		return -1;
+	}
+	return 0;
+}
+
+/* Compile a .c target into a private temporary object. */
+static char *compile_to_temp(const char *src)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/secbpf-XXXXXX.o", dir) < 0)
+		return NULL;
+	fd = mkstemps(path, 2);
+	if (fd < 0) {
+		cli_error(dir, "cannot create a temporary object: %s", strerror(errno));
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	if (cli_compile(src, path, NULL)) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+int cli_load(const char *spec, struct cli_target *t)
+{
+	struct secbpf_err err = { { 0 } };
+	char *file = strdup(spec);
+	const char *prog = NULL;
+	char *colon;
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (!file) {
+		cli_error(spec, "out of memory");
+		return -1;
+	}
+	/* Split at the last ':' only when what follows is a C identifier and
+	 * the whole string is not an existing file (DESIGN §5). */
+	colon = strrchr(file, ':');
+	if (colon && is_c_identifier(colon + 1) && stat(spec, &st) != 0) {
+		*colon = '\0';
+		prog = colon + 1;
+	}
+	if (ends_with(file, ".c")) {
+		t->tmp_obj = compile_to_temp(file);
+		if (!t->tmp_obj)
+			goto fail;
+		t->obj = object_open_file(t->tmp_obj, &err);
+		/* Messages should name the user's file, not our temporary. */
+		if (t->obj) {
+			char *name = strdup(file);
+
+			if (name) {
+				free(t->obj->path);
+				t->obj->path = name;
+			}
+		}
+	} else {
+		t->obj = object_open_file(file, &err);
+	}
+	if (!t->obj) {
+		cli_error(file, "%s", err.msg);
+		goto fail;
+	}
+	t->prog = object_find_prog(t->obj, prog, &err);
+	if (!t->prog) {
+		cli_error(file, "%s", err.msg);
+		goto fail;
+	}
+	free(file);
+	return 0;
+fail:
+	free(file);
+	cli_close(t);
+	return -1;
+}
+
+void cli_close(struct cli_target *t)
+{
+	object_free(t->obj);
+	if (t->tmp_obj) {
+		unlink(t->tmp_obj);
+		free(t->tmp_obj);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+int cli_parse_set(const char *arg, struct cli_set *set)
+{
+	const char *eq = strchr(arg, '=');
+	char *var;
+
+	if (!eq || eq == arg || !eq[1]) {
+		cli_error("--set", "'%s' is not VAR=VALUE", arg);
+		return -1;
+	}
+	var = strndup(arg, eq - arg);
+	if (!var || !is_c_identifier(var)) {
+		cli_error("--set", "'%s': the variable name is not a C identifier", arg);
+		free(var);
+		return -1;
+	}
+	set->var = var;
+	set->value = eq + 1;
+	return 0;
+}
+
+int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_set *sets, int nsets)
+{
+	struct secbpf_err err = { { 0 } };
+	int i, j, rc, found;
+
+	for (i = 0; i < nsets; i++) {
+		found = 0;
+		for (j = 0; j < ntargets; j++) {
+			rc = object_set_var(targets[j].obj, sets[i].var, sets[i].value, &err);
+			if (rc == -ENOENT)
+				continue;
+			if (rc) {
+				cli_error("--set", "%s", err.msg);
+				return -1;
+			}
+			found++;
+		}
+		if (!found) {
+			cli_error("--set", "no loaded object has a global variable '%s'", sets[i].var);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void cli_free_sets(struct cli_set *sets, int nsets)
+{
+	int i;
+
+	for (i = 0; i < nsets; i++)
+		free((char *)sets[i].var);
+}

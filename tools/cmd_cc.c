@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `secbpf cc FILE.c [-o OBJ]`: compile a filter with the flags a secbpf
+ * filter needs (-O2 -g -target bpf, multiarch includes, <secbpf/filter.h>).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void cc_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: secbpf cc FILE.c [-o OBJ] [-I DIR] [-D NAME[=VALUE]] [--mcpu CPU] [-- CLANG-ARGS...]\n"
+		"\n"
+		"Compile a SEC(\"seccomp\") filter written in C into a BPF object with\n"
+		"clang -O2 -g -target bpf, the host's multiarch include directory and the\n"
+		"directory of <secbpf/filter.h>. The default output is FILE.o (FILE.c with\n"
+		"its .c replaced). Set SECBPF_CLANG to use another clang.\n"
+		"\n"
+		"  -o OBJ         write the object to OBJ\n"
+		"  -I DIR         add an include directory\n"
+		"  -D NAME[=VAL]  define a macro\n"
+		"  --mcpu CPU     BPF CPU version for clang (v1, v2, v3; default: clang's)\n"
+		"  -h, --help     show this help\n");
+}
+
+int cmd_cc(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "mcpu", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *extra[48];
+	char *owned[48];	/* the -I/-D/-mcpu strings built here */
+	char *out = NULL, *out_arg = NULL, *buf;
+	int nextra = 0, nowned = 0, c, rc;
+
+	while ((c = getopt_long(argc, argv, "o:I:D:h", opts, NULL)) != -1) {
+		if (nextra > 40) {
+			cli_error("cc", "too many options");
+			return EXIT_USAGE;
+		}
+		switch (c) {
+		case 'o':
+			out = out_arg = optarg;
+			break;
+		case 'I':
+			if (asprintf(&buf, "-I%s", optarg) < 0)
+				return EXIT_USAGE;
+			extra[nextra++] = owned[nowned++] = buf;
+			break;
+		case 'D':
+			if (asprintf(&buf, "-D%s", optarg) < 0)
+				return EXIT_USAGE;
+			extra[nextra++] = owned[nowned++] = buf;
+			break;
+		case 'm':
+			if (asprintf(&buf, "-mcpu=%s", optarg) < 0)
+				return EXIT_USAGE;
+			extra[nextra++] = owned[nowned++] = buf;
+			break;
+		case 'h':
+			cc_usage(stdout);
+			return 0;
+		default:
+			cc_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("cc", "no source file given (usage: secbpf cc FILE.c [-o OBJ])");
+		return EXIT_USAGE;
+	}
+	const char *src = argv[optind++];
+	for (; optind < argc && nextra < 46; optind++)
+		extra[nextra++] = argv[optind];
+	extra[nextra] = NULL;
+
+	if (!out) {
+		size_t n = strlen(src);
+
+		if (n > 2 && !strcmp(src + n - 2, ".c")) {
+			if (asprintf(&out, "%.*s.o", (int)(n - 2), src) < 0)
+				return EXIT_USAGE;
+		} else if (asprintf(&out, "%s.o", src) < 0) {
+			return EXIT_USAGE;
+		}
+	}
+	rc = cli_compile(src, out, extra);
+	for (c = 0; c < nowned; c++)
+		free(owned[c]);
+	if (out != out_arg)
+		free(out);
+	return rc ? EXIT_USAGE : 0;
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The secbpf command-line tool: dispatches to one command per file
+ * (cmd_*.c). The command line is a contract (DESIGN §5).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "cc", cmd_cc, "compile a filter written in C into a BPF object" },
+	{ "dis", cmd_dis, "disassemble a filter" },
+	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: secbpf COMMAND [OPTIONS] [ARGS]\n\n"
+		   "eBPF seccomp filters on stock kernels.\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun 'secbpf COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	cli_error(argv[1], "unknown command (see secbpf --help)");
+	return EXIT_USAGE;
+}
