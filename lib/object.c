@@ -924,7 +924,7 @@ static int ld_read_btf_map(struct loader *ld, const struct btf_type *var,
 	const struct btf_type *def = btf_skip_mods(btf, var->type, NULL);
 	const struct btf_member *m;
 	struct object_map map = { .kind = OBJECT_MAP_BTF };
-	uint32_t key_size = 0, value_size = 0, val;
+	uint32_t key_size = 0, value_size = 0, val = 0;
 	bool has_type = false, has_key_size = false, has_value_size = false;
 	size_t i;
 	int ret;
