@@ -168,6 +168,43 @@ Test(cli, help_everywhere)
 	cr_expect(strstr(out, "usage: secbpf cc"), "%s", out);
 	cr_expect_eq(secbpf("dis --help"), 0);
 	cr_expect(strstr(out, "usage: secbpf dis"), "%s", out);
+	cr_expect_eq(secbpf("compile --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf compile"), "%s", out);
+	cr_expect_eq(secbpf("run --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf run"), "%s", out);
 	cr_expect_eq(secbpf("test --help"), 0);
 	cr_expect(strstr(out, "usage: secbpf test"), "%s", out);
+}
+
+Test(cli, compile_formats)
+{
+	char path[] = "/tmp/secbpf-compile-XXXXXX";
+	int fd = mkstemp(path);
+	long size;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(secbpf("compile " SEED " --format asm"), 0, "%s", out);
+	cr_expect(strstr(out, "ld  $data[4]"), "%s", out);
+	cr_expect(strstr(out, "ERRNO(1)"), "%s", out);
+	cr_assert_eq(secbpf("compile " SEED " --format c"), 0, "%s", out);
+	cr_expect(strstr(out, "struct sock_filter secbpf_filter[]"), "%s", out);
+	cr_assert_eq(secbpf("compile " SEED " -o %s", path), 0, "%s", out);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	unlink(path);
+	cr_expect(size > 0 && size % 8 == 0, "size %ld", size);
+	cr_expect_eq(secbpf("compile " SEED " --format nope"), 2);
+	cr_expect(strstr(out, "--format"), "%s", out);
+}
+
+Test(cli, dis_cbpf_shows_the_compiled_filter)
+{
+	cr_assert_eq(secbpf("dis --cbpf " SEED), 0, "%s", out);
+	cr_expect(strstr(out, "instructions"), "%s", out);
+	cr_expect(strstr(out, "jeq #0xc000003e"), "%s", out);
 }

@@ -8,6 +8,7 @@
 #define SECBPF_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "object.h"
 
@@ -53,7 +54,15 @@ void cli_free_sets(struct cli_set *sets, int nsets);
  */
 int cli_compile(const char *src, const char *out, const char *const *extra);
 
+struct cbpf_prog;
+
+/* Compile a loaded target to cBPF; prints the error and returns -1. */
+int cli_compile_target(struct cli_target *t, struct cbpf_prog *out);
+/* Print a compiled filter as `secbpf compile --format asm` does. */
+void cli_print_cbpf(FILE *f, const struct cbpf_prog *p);
+
 int cmd_cc(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);

@@ -7,20 +7,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cbpf.h"
 #include "cli.h"
 #include "insn.h"
 
 static void dis_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf dis OBJ[:PROG]\n"
+		"usage: secbpf dis OBJ[:PROG] [--cbpf] [--set VAR=VALUE]...\n"
 		"\n"
 		"Disassemble a SEC(\"seccomp\") program after relocation (subprograms\n"
 		"appended, map references resolved), in the kernel verifier's syntax,\n"
 		"with the C source line of each statement when the object has line info.\n"
 		"OBJ may be a .c file; it is compiled first.\n"
 		"\n"
-		"  -h, --help  show this help\n");
+		"  --cbpf           show the classic-BPF filter secbpf compiles it to\n"
+		"  --set VAR=VALUE  write a const volatile global first (matters for --cbpf)\n"
+		"  -h, --help       show this help\n");
 }
 
 static void dis_print(const struct object *obj, const struct object_prog *prog)
@@ -57,29 +60,59 @@ static void dis_print(const struct object *obj, const struct object_prog *prog)
 int cmd_dis(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "cbpf", no_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cbpf_prog p = { 0 };
+	struct cli_set sets[64];
 	struct cli_target t;
-	int c;
+	int nsets = 0, c, status = EXIT_USAGE;
+	bool cbpf = false;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			cbpf = true;
+			break;
+		case 's':
+			if (nsets == 64) {
+				cli_error("--set", "too many --set options (at most 64)");
+				goto out_sets;
+			}
+			if (cli_parse_set(optarg, &sets[nsets++]))
+				goto out_sets;
+			break;
 		case 'h':
 			dis_usage(stdout);
-			return 0;
+			status = 0;
+			goto out_sets;
 		default:
 			dis_usage(stderr);
-			return EXIT_USAGE;
+			goto out_sets;
 		}
 	}
 	if (optind + 1 != argc) {
 		cli_error("dis", "expected exactly one OBJ[:PROG] (see secbpf dis --help)");
-		return EXIT_USAGE;
+		goto out_sets;
 	}
 	if (cli_load(argv[optind], &t))
-		return EXIT_USAGE;
-	dis_print(t.obj, t.prog);
+		goto out_sets;
+	if (cli_apply_sets(&t, 1, sets, nsets))
+		goto out_target;
+	if (cbpf) {
+		if (cli_compile_target(&t, &p))
+			goto out_target;
+		cli_print_cbpf(stdout, &p);
+		cbpf_prog_free(&p);
+	} else {
+		dis_print(t.obj, t.prog);
+	}
+	status = 0;
+out_target:
 	cli_close(&t);
-	return 0;
+out_sets:
+	cli_free_sets(sets, nsets);
+	return status;
 }

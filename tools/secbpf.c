@@ -3,6 +3,7 @@
  * The secbpf command-line tool: dispatches to one command per file
  * (cmd_*.c). The command line is a contract (DESIGN §5).
  */
+#include <bpf/libbpf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +15,9 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "cc", cmd_cc, "compile a filter written in C into a BPF object" },
-	{ "dis", cmd_dis, "disassemble a filter" },
+	{ "compile", cmd_compile, "compile a filter to the classic BPF the kernel runs" },
+	{ "dis", cmd_dis, "disassemble a filter (eBPF, or the compiled cBPF)" },
+	{ "run", cmd_run, "run a command under filters" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 };
 
@@ -33,6 +36,9 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* The loader reports bad BTF itself; libbpf's own stderr lines about
+	 * the same input would only repeat it in other words. */
+	libbpf_set_print(NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -1,0 +1,1217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The eBPF-to-cBPF compiler, back end: lays a plan (per-arch nr ranges and
+ * their outcomes, from cbpf.c) out as a seccomp filter: the listener guard,
+ * an arch dispatch, a balanced search tree on nr per arch, then the residual
+ * trees, with JA trampolines for far jumps and within CBPF_MAX_INSNS.
+ *
+ * The arch and nr dispatch uses only what seccomp_is_const_allow() emulates
+ * (LD W ABS of nr/arch, JEQ/JGE K, JA, RET K), so the kernel's action cache
+ * proves every syscall the filter always allows.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbpf.h"
+
+#define EM_NO_LABEL UINT32_MAX
+#define EM_OFF_NR 0
+#define EM_OFF_ARCH 4
+
+/* An instruction before layout: jumps name labels, not offsets. */
+struct em_insn {
+	uint16_t code;
+	uint32_t k;
+	uint32_t lt, lf;	/* labels: JA uses lt; conditionals both */
+};
+
+struct em {
+	struct em_insn *v;
+	uint32_t n, cap;
+	uint32_t *lab;		/* label -> index of the instruction it names */
+	uint32_t nlab, labcap;
+	bool oom;
+};
+
+static uint32_t em_label(struct em *m)
+{
+	if (m->nlab == m->labcap) {
+		uint32_t cap = m->labcap ? m->labcap * 2 : 256;
+		uint32_t *n = realloc(m->lab, cap * sizeof(*n));
+
+		if (!n) {
+			m->oom = true;
+			return 0;
+		}
+		m->lab = n;
+		m->labcap = cap;
+	}
+	m->lab[m->nlab] = EM_NO_LABEL;
+	return m->nlab++;
+}
+
+static void em_place(struct em *m, uint32_t label)
+{
+	if (!m->oom)
+		m->lab[label] = m->n;
+}
+
+static void em_raw(struct em *m, uint16_t code, uint32_t k, uint32_t lt, uint32_t lf)
+{
+	if (m->n == m->cap) {
+		uint32_t cap = m->cap ? m->cap * 2 : 1024;
+		struct em_insn *n = realloc(m->v, cap * sizeof(*n));
+
+		if (!n) {
+			m->oom = true;
+			return;
+		}
+		m->v = n;
+		m->cap = cap;
+	}
+	m->v[m->n++] = (struct em_insn){ code, k, lt, lf };
+}
+
+static void em(struct em *m, uint16_t code, uint32_t k)
+{
+	em_raw(m, code, k, EM_NO_LABEL, EM_NO_LABEL);
+}
+
+static void em_ja(struct em *m, uint32_t label)
+{
+	em_raw(m, BPF_JMP | BPF_JA, 0, label, EM_NO_LABEL);
+}
+
+static void em_jmp(struct em *m, uint16_t code, uint32_t k, uint32_t lt, uint32_t lf)
+{
+	if (lt == lf)
+		em_ja(m, lt);
+	else
+		em_raw(m, code, k, lt, lf);
+}
+
+/* ---- expressions: A = low or high 32 bits, M[sp..15] free for temporaries ---- */
+
+static int em_lo(struct em *m, const struct cbpf_expr *e, unsigned sp);
+static int em_hi(struct em *m, const struct cbpf_expr *e, unsigned sp);
+
+static int em_st(struct em *m, unsigned slot)
+{
+	if (slot >= BPF_MEMWORDS)
+		return -ENOSPC;
+	em(m, BPF_ST, slot);
+	return 0;
+}
+
+/* A = (int32_t)A >> k for 1 <= k <= 31; cBPF has no arithmetic shift, so
+ * OR the logical shift with the sign fill. */
+static int em_asr(struct em *m, unsigned k, unsigned sp)
+{
+	if (k == 0)
+		return 0;
+	if (em_st(m, sp) || sp + 1 >= BPF_MEMWORDS)
+		return -ENOSPC;
+	em(m, BPF_ALU | BPF_RSH | BPF_K, 31);
+	em(m, BPF_ALU | BPF_NEG, 0);
+	em(m, BPF_ALU | BPF_LSH | BPF_K, 32 - k);
+	em(m, BPF_ST, sp + 1);
+	em(m, BPF_LD | BPF_MEM, sp);
+	em(m, BPF_ALU | BPF_RSH | BPF_K, k);
+	em(m, BPF_LDX | BPF_MEM, sp + 1);
+	em(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+typedef int (*em_half_fn)(struct em *m, const struct cbpf_expr *e, unsigned sp);
+
+/* A = half(a) op half(b), op a cBPF ALU op without carries. */
+static int em_bin(struct em *m, unsigned op, em_half_fn half, const struct cbpf_expr *a,
+		  const struct cbpf_expr *b, unsigned sp)
+{
+	int rc;
+
+	if (b->kind == CBPF_X_CONST) {
+		rc = half(m, a, sp);
+		if (rc)
+			return rc;
+		em(m, BPF_ALU | op | BPF_K, half == em_lo ? (uint32_t)b->imm :
+							   (uint32_t)(b->imm >> 32));
+		return 0;
+	}
+	rc = half(m, b, sp);
+	if (!rc)
+		rc = em_st(m, sp);
+	if (!rc)
+		rc = half(m, a, sp + 1);
+	if (rc)
+		return rc;
+	em(m, BPF_LDX | BPF_MEM, sp);
+	em(m, BPF_ALU | op | BPF_X, 0);
+	return 0;
+}
+
+/* A = lo(a) >> k | hi(a) << (32 - k), the low word of a 64-bit right shift. */
+static int em_lo_rsh64(struct em *m, const struct cbpf_expr *a, unsigned k, unsigned sp)
+{
+	int rc;
+
+	if (k >= 32) {
+		rc = em_hi(m, a, sp);
+		if (!rc && k > 32)
+			em(m, BPF_ALU | BPF_RSH | BPF_K, k - 32);
+		return rc;
+	}
+	rc = em_hi(m, a, sp);
+	if (!rc)
+		em(m, BPF_ALU | BPF_LSH | BPF_K, 32 - k);
+	if (!rc)
+		rc = em_st(m, sp);
+	if (!rc)
+		rc = em_lo(m, a, sp + 1);
+	if (rc)
+		return rc;
+	em(m, BPF_ALU | BPF_RSH | BPF_K, k);
+	em(m, BPF_LDX | BPF_MEM, sp);
+	em(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/* 32-bit (or 64-bit with both halves known zero above) unsigned division
+ * and modulo. eBPF defines x / 0 = 0 and x % 0 = x; cBPF would end the
+ * filter (KILL), so a variable divisor is tested first. */
+static int em_divmod(struct em *m, const struct cbpf_expr *e, unsigned sp)
+{
+	bool mod = e->op == BPF_MOD;
+	uint32_t zero, done, nonzero;
+	int rc;
+
+	if (e->b->kind == CBPF_X_CONST) {
+		uint32_t k = (uint32_t)e->b->imm;
+
+		if (!e->is32 && e->b->imm >> 32)
+			return -ENOTSUP;
+		if (k == 0)
+			return -ENOTSUP;	/* folded by the front end */
+		rc = em_lo(m, e->a, sp);
+		if (rc)
+			return rc;
+		if (!mod) {
+			em(m, BPF_ALU | BPF_DIV | BPF_K, k);
+			return 0;
+		}
+		if (em_st(m, sp))
+			return -ENOSPC;
+		em(m, BPF_ALU | BPF_DIV | BPF_K, k);
+		em(m, BPF_ALU | BPF_MUL | BPF_K, k);
+		em(m, BPF_MISC | BPF_TAX, 0);
+		em(m, BPF_LD | BPF_MEM, sp);
+		em(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+		return 0;
+	}
+	if (!e->is32 && !e->b->hi_zero)
+		return -ENOTSUP;
+	rc = em_lo(m, e->b, sp);
+	if (!rc)
+		rc = em_st(m, sp);
+	if (!rc)
+		rc = em_lo(m, e->a, sp + 1);
+	if (!rc)
+		rc = em_st(m, sp + 1);
+	if (rc)
+		return rc;
+	zero = em_label(m);
+	done = em_label(m);
+	nonzero = em_label(m);
+	em(m, BPF_LD | BPF_MEM, sp);
+	em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
+	em_place(m, nonzero);
+	em(m, BPF_LDX | BPF_MEM, sp);
+	em(m, BPF_LD | BPF_MEM, sp + 1);
+	em(m, BPF_ALU | BPF_DIV | BPF_X, 0);
+	if (mod) {
+		em(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+		em(m, BPF_MISC | BPF_TAX, 0);
+		em(m, BPF_LD | BPF_MEM, sp + 1);
+		em(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+	}
+	em_ja(m, done);
+	em_place(m, zero);
+	if (mod)
+		em(m, BPF_LD | BPF_MEM, sp + 1);
+	else
+		em(m, BPF_LD | BPF_IMM, 0);
+	em_place(m, done);
+	return 0;
+}
+
+/* A = carry (ADD: lo(a) + lo(b) overflows) or borrow (SUB: lo(a) < lo(b)),
+ * then M[sp] = it. */
+static int em_carry(struct em *m, const struct cbpf_expr *e, unsigned sp)
+{
+	uint32_t yes = em_label(m), no = em_label(m), st = em_label(m);
+	int rc;
+
+	if (e->op == BPF_ADD) {
+		/* sum = lo(a) + lo(b) wraps iff sum < lo(a) */
+		rc = em_lo(m, e->a, sp);
+		if (!rc)
+			rc = em_st(m, sp);
+		if (!rc)
+			rc = em_lo(m, e->b, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_LDX | BPF_MEM, sp);
+		em(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	} else {
+		rc = em_lo(m, e->b, sp);
+		if (!rc)
+			rc = em_st(m, sp);
+		if (!rc)
+			rc = em_lo(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_LDX | BPF_MEM, sp);
+	}
+	/* ADD: A = sum, X = lo(a): no carry iff A >= X.
+	 * SUB: A = lo(a), X = lo(b): no borrow iff A >= X. */
+	em_jmp(m, BPF_JMP | BPF_JGE | BPF_X, 0, no, yes);
+	em_place(m, yes);
+	em(m, BPF_LD | BPF_IMM, 1);
+	em_ja(m, st);
+	em_place(m, no);
+	em(m, BPF_LD | BPF_IMM, 0);
+	em_place(m, st);
+	return em_st(m, sp);
+}
+
+static int em_lo(struct em *m, const struct cbpf_expr *e, unsigned sp)
+{
+	unsigned k;
+	int rc;
+
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		em(m, BPF_LD | BPF_IMM, (uint32_t)e->imm);
+		return 0;
+	case CBPF_X_FIELD:
+		em(m, BPF_LD | BPF_W | BPF_ABS, (uint32_t)e->imm & ~3u);
+		if (e->width < 32) {
+			if (e->imm & 3)
+				em(m, BPF_ALU | BPF_RSH | BPF_K, (uint32_t)(e->imm & 3) * 8);
+			em(m, BPF_ALU | BPF_AND | BPF_K, (uint32_t)((1ull << e->width) - 1));
+		}
+		return 0;
+	case CBPF_X_TRUNC:
+		rc = em_lo(m, e->a, sp);
+		if (!rc && e->width < 32)
+			em(m, BPF_ALU | BPF_AND | BPF_K, (uint32_t)((1ull << e->width) - 1));
+		return rc;
+	case CBPF_X_SEXT:
+		rc = em_lo(m, e->a, sp);
+		if (rc || e->width >= 32)
+			return rc;
+		em(m, BPF_ALU | BPF_LSH | BPF_K, 32 - e->width);
+		return em_asr(m, 32 - e->width, sp);
+	case CBPF_X_NEG:
+		rc = em_lo(m, e->a, sp);
+		if (!rc)
+			em(m, BPF_ALU | BPF_NEG, 0);
+		return rc;
+	case CBPF_X_BSWAP:
+		return -ENOTSUP;
+	case CBPF_X_ALU:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	switch (e->op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		/* The low word of these depends only on the low words. */
+		return em_bin(m, e->op, em_lo, e->a, e->b, sp);
+	case BPF_DIV:
+	case BPF_MOD:
+		if (e->sgn || (!e->is32 && !e->a->hi_zero))
+			return -ENOTSUP;
+		return em_divmod(m, e, sp);
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	if (e->b->kind != CBPF_X_CONST) {
+		/* Variable counts: 32-bit logical shifts only, the count masked
+		 * as eBPF does, so cBPF never sees a count >= 32. */
+		if (!e->is32 || e->op == BPF_ARSH)
+			return -ENOTSUP;
+		rc = em_lo(m, e->b, sp);
+		if (rc)
+			return rc;
+		em(m, BPF_ALU | BPF_AND | BPF_K, 31);
+		rc = em_st(m, sp);
+		if (!rc)
+			rc = em_lo(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_LDX | BPF_MEM, sp);
+		em(m, BPF_ALU | e->op | BPF_X, 0);
+		return 0;
+	}
+	k = (unsigned)e->b->imm;	/* masked by the front end */
+	if (e->is32) {
+		rc = em_lo(m, e->a, sp);
+		if (rc)
+			return rc;
+		if (e->op == BPF_ARSH)
+			return em_asr(m, k, sp);
+		em(m, BPF_ALU | e->op | BPF_K, k);
+		return 0;
+	}
+	if (e->op == BPF_LSH) {
+		if (k >= 32) {
+			em(m, BPF_LD | BPF_IMM, 0);
+			return 0;
+		}
+		rc = em_lo(m, e->a, sp);
+		if (!rc)
+			em(m, BPF_ALU | BPF_LSH | BPF_K, k);
+		return rc;
+	}
+	if (e->op == BPF_ARSH && k > 32) {
+		rc = em_hi(m, e->a, sp);
+		return rc ? rc : em_asr(m, k - 32, sp);
+	}
+	return em_lo_rsh64(m, e->a, k, sp);
+}
+
+static int em_hi(struct em *m, const struct cbpf_expr *e, unsigned sp)
+{
+	unsigned k;
+	int rc;
+
+	if (e->hi_zero) {
+		em(m, BPF_LD | BPF_IMM, 0);
+		return 0;
+	}
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		em(m, BPF_LD | BPF_IMM, (uint32_t)(e->imm >> 32));
+		return 0;
+	case CBPF_X_FIELD:
+		em(m, BPF_LD | BPF_W | BPF_ABS, (uint32_t)e->imm + 4);
+		return 0;
+	case CBPF_X_TRUNC:
+		rc = em_hi(m, e->a, sp);
+		if (!rc)
+			em(m, BPF_ALU | BPF_AND | BPF_K,
+			   (uint32_t)((1ull << (e->width - 32)) - 1));
+		return rc;
+	case CBPF_X_SEXT:
+		/* The sign of the sign-extended low word, everywhere. */
+		rc = em_lo(m, e, sp);
+		return rc ? rc : em_asr(m, 31, sp);
+	case CBPF_X_NEG: {
+		uint32_t zero = em_label(m), nz = em_label(m), st = em_label(m);
+
+		/* hi(-a) = -hi(a) - (lo(a) != 0) */
+		rc = em_lo(m, e->a, sp);
+		if (rc)
+			return rc;
+		em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nz);
+		em_place(m, nz);
+		em(m, BPF_LD | BPF_IMM, 1);
+		em_ja(m, st);
+		em_place(m, zero);
+		em(m, BPF_LD | BPF_IMM, 0);
+		em_place(m, st);
+		rc = em_st(m, sp);
+		if (!rc)
+			rc = em_hi(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_ALU | BPF_NEG, 0);
+		em(m, BPF_LDX | BPF_MEM, sp);
+		em(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+		return 0;
+	}
+	case CBPF_X_ALU:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	switch (e->op) {
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		return em_bin(m, e->op, em_hi, e->a, e->b, sp);
+	case BPF_ADD:
+	case BPF_SUB:
+		/* hi = hi(a) +- hi(b) +- carry */
+		rc = em_carry(m, e, sp);
+		if (!rc)
+			rc = em_bin(m, e->op, em_hi, e->a, e->b, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_LDX | BPF_MEM, sp);
+		em(m, BPF_ALU | e->op | BPF_X, 0);
+		return 0;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		if (e->b->kind != CBPF_X_CONST)
+			return -ENOTSUP;
+		break;
+	default:
+		return -ENOTSUP;	/* 64-bit mul, div, mod */
+	}
+	k = (unsigned)e->b->imm;
+	if (e->op == BPF_LSH) {
+		if (k >= 32) {
+			rc = em_lo(m, e->a, sp);
+			if (!rc && k > 32)
+				em(m, BPF_ALU | BPF_LSH | BPF_K, k - 32);
+			return rc;
+		}
+		/* hi(a) << k | lo(a) >> (32 - k) */
+		rc = em_lo(m, e->a, sp);
+		if (!rc)
+			em(m, BPF_ALU | BPF_RSH | BPF_K, 32 - k);
+		if (!rc)
+			rc = em_st(m, sp);
+		if (!rc)
+			rc = em_hi(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		em(m, BPF_ALU | BPF_LSH | BPF_K, k);
+		em(m, BPF_LDX | BPF_MEM, sp);
+		em(m, BPF_ALU | BPF_OR | BPF_X, 0);
+		return 0;
+	}
+	rc = em_hi(m, e->a, sp);
+	if (rc)
+		return rc;
+	if (e->op == BPF_RSH) {
+		em(m, BPF_ALU | BPF_RSH | BPF_K, k);	/* k < 32: else hi_zero */
+		return 0;
+	}
+	return em_asr(m, k >= 32 ? 31 : k, sp);
+}
+
+/* ---- conditions ---- */
+
+static uint16_t em_jop(unsigned op)
+{
+	switch (op) {
+	case CBPF_C_EQ: return BPF_JMP | BPF_JEQ;
+	case CBPF_C_GT: return BPF_JMP | BPF_JGT;
+	case CBPF_C_GE: return BPF_JMP | BPF_JGE;
+	}
+	return BPF_JMP | BPF_JSET;
+}
+
+/* One 32-bit comparison of half(a) with half(b), sign bits flipped when
+ * flip, jumping to lt or lf. */
+static int em_cmp32(struct em *m, unsigned op, bool flip, em_half_fn half,
+		    const struct cbpf_expr *a, const struct cbpf_expr *b, uint32_t lt,
+		    uint32_t lf)
+{
+	uint32_t fl = flip ? 0x80000000u : 0;
+	int rc;
+
+	if (b->kind == CBPF_X_CONST) {
+		uint32_t k = half == em_lo ? (uint32_t)b->imm : (uint32_t)(b->imm >> 32);
+
+		rc = half(m, a, 0);
+		if (rc)
+			return rc;
+		if (fl)
+			em(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+		em_jmp(m, em_jop(op) | BPF_K, k ^ fl, lt, lf);
+		return 0;
+	}
+	rc = half(m, b, 0);
+	if (rc)
+		return rc;
+	if (fl)
+		em(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+	rc = em_st(m, 0);
+	if (!rc)
+		rc = half(m, a, 1);
+	if (rc)
+		return rc;
+	if (fl)
+		em(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+	em(m, BPF_LDX | BPF_MEM, 0);
+	em_jmp(m, em_jop(op) | BPF_X, 0, lt, lf);
+	return 0;
+}
+
+/* if (a op b) goto lt else lf, for 64-bit or 32-bit (is32) operands. */
+static int em_cond(struct em *m, const struct cbpf_rnode *n, uint32_t lt, uint32_t lf)
+{
+	const struct cbpf_expr *a = n->a, *b = n->b;
+	bool sgn = n->sgn && n->op != CBPF_C_EQ && n->op != CBPF_C_SET;
+	uint32_t lo_label;
+	int rc;
+
+	if (n->is32 || n->op == CBPF_C_SET) {
+		if (n->is32)
+			return em_cmp32(m, n->op, sgn, em_lo, a, b, lt, lf);
+	}
+	if (a->hi_zero && b->hi_zero)	/* both in [0, 2^32): signedness moot */
+		return em_cmp32(m, n->op, false, em_lo, a, b, lt, lf);
+	if (b->kind == CBPF_X_CONST && (uint32_t)(b->imm >> 32) == 0 && n->op == CBPF_C_SET)
+		return em_cmp32(m, n->op, false, em_lo, a, b, lt, lf);
+	lo_label = em_label(m);
+	switch (n->op) {
+	case CBPF_C_EQ:
+		rc = em_cmp32(m, CBPF_C_EQ, false, em_hi, a, b, lo_label, lf);
+		break;
+	case CBPF_C_SET:
+		rc = em_cmp32(m, CBPF_C_SET, false, em_hi, a, b, lt, lo_label);
+		break;
+	default: {
+		/* hi(a) > hi(b): true; hi(a) == hi(b): decide on the low
+		 * words, unsigned; else false. */
+		uint32_t eq = em_label(m);
+
+		rc = em_cmp32(m, CBPF_C_GT, sgn, em_hi, a, b, lt, eq);
+		if (rc)
+			return rc;
+		em_place(m, eq);
+		/* A and X (or K) still hold the flipped high words. */
+		if (b->kind == CBPF_X_CONST)
+			em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K,
+			       (uint32_t)(b->imm >> 32) ^ (sgn ? 0x80000000u : 0), lo_label, lf);
+		else
+			em_jmp(m, BPF_JMP | BPF_JEQ | BPF_X, 0, lo_label, lf);
+		break;
+	}
+	}
+	if (rc)
+		return rc;
+	em_place(m, lo_label);
+	return em_cmp32(m, n->op, false, em_lo, a, b, lt, lf);
+}
+
+/* ---- residual trees ---- */
+
+struct em_ctx {
+	struct em m;
+	struct cbpf_plan *plan;
+	struct cbpf_rnode **order;	/* residual nodes, parents first */
+	uint32_t norder, ordcap;
+	uint32_t mark;			/* generation for rnode em_mark */
+};
+
+/* Whether n's own test (or return value) compiles; tried in a scratch
+ * buffer so that unsupported nodes become NOTIF before layout. */
+static bool em_node_supported(struct cbpf_rnode *n)
+{
+	struct em m = { 0 };
+	int rc = 0;
+
+	if (n->kind == CBPF_R_BRANCH) {
+		uint32_t lt = em_label(&m), lf = em_label(&m);
+
+		rc = em_cond(&m, n, lt, lf);
+	} else if (n->kind == CBPF_R_RET && n->ret->kind != CBPF_X_CONST) {
+		rc = em_lo(&m, n->ret, 0);
+	}
+	n->em_size = m.n + 1;
+	rc = rc || m.oom || m.n > 2048 ? -ENOTSUP : 0;
+	free(m.v);
+	free(m.lab);
+	return rc == 0;
+}
+
+static int em_order_push(struct em_ctx *c, struct cbpf_rnode *n)
+{
+	if (c->norder == c->ordcap) {
+		uint32_t cap = c->ordcap ? c->ordcap * 2 : 256;
+		struct cbpf_rnode **v = realloc(c->order, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->order = v;
+		c->ordcap = cap;
+	}
+	c->order[c->norder++] = n;
+	return 0;
+}
+
+/* Postorder DFS (explicit stack, trees can be deep); the reverse is a
+ * topological order, so every jump goes forward as cBPF requires. Also
+ * computes em_notif. */
+static int em_visit(struct em_ctx *c, struct cbpf_rnode *root)
+{
+	struct cbpf_rnode **stack;
+	uint8_t *state;
+	uint32_t sp = 0, cap = 256;
+	int rc = 0;
+
+	if (root->em_mark == c->mark)
+		return 0;
+	stack = malloc(cap * sizeof(*stack));
+	state = malloc(cap);
+	if (!stack || !state) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	root->em_mark = c->mark;
+	root->em_unsupported = !em_node_supported(root);
+	stack[sp] = root;
+	state[sp++] = 0;
+	while (sp) {
+		struct cbpf_rnode *n = stack[sp - 1];
+		struct cbpf_rnode *child = NULL;
+
+		if (n->kind == CBPF_R_BRANCH && !n->em_unsupported && state[sp - 1] < 2)
+			child = state[sp - 1]++ == 0 ? n->t : n->f;
+		if (!child) {
+			n->em_notif = n->kind == CBPF_R_NOTIF || n->em_unsupported ||
+				      (n->kind == CBPF_R_BRANCH &&
+				       (n->t->em_notif || n->f->em_notif));
+			rc = em_order_push(c, n);
+			if (rc)
+				goto out;
+			sp--;
+			continue;
+		}
+		if (child->em_mark == c->mark)
+			continue;
+		child->em_mark = c->mark;
+		child->em_unsupported = !em_node_supported(child);
+		if (sp == cap) {
+			struct cbpf_rnode **ns = realloc(stack, cap * 2 * sizeof(*ns));
+			uint8_t *nst;
+
+			if (ns)
+				stack = ns;
+			nst = ns ? realloc(state, cap * 2) : NULL;
+			if (!nst) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			state = nst;
+			cap *= 2;
+		}
+		stack[sp] = child;
+		state[sp++] = 0;
+	}
+out:
+	free(stack);
+	free(state);
+	return rc;
+}
+
+static bool em_is_const(const struct cbpf_rnode *n)
+{
+	return n->kind == CBPF_R_NOTIF || (n->kind == CBPF_R_RET && n->ret->kind == CBPF_X_CONST);
+}
+
+static uint32_t em_const_value(const struct cbpf_rnode *n)
+{
+	if (n->kind == CBPF_R_NOTIF || n->em_unsupported)
+		return SECCOMP_RET_USER_NOTIF;
+	return (uint32_t)n->ret->imm;
+}
+
+static int em_residual(struct em_ctx *c, struct cbpf_rnode *n)
+{
+	struct em *m = &c->m;
+
+	em_place(m, n->em_label);
+	if (n->em_unsupported || n->kind == CBPF_R_NOTIF) {
+		em(m, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+		return 0;
+	}
+	if (n->kind == CBPF_R_RET) {
+		if (n->ret->kind == CBPF_X_CONST) {
+			em(m, BPF_RET | BPF_K, (uint32_t)n->ret->imm);
+			return 0;
+		}
+		if (em_lo(m, n->ret, 0))
+			return -EFAULT;		/* em_node_supported() said yes */
+		em(m, BPF_RET | BPF_A, 0);
+		return 0;
+	}
+	return em_cond(m, n, n->t->em_label, n->f->em_label) ? -EFAULT : 0;
+}
+
+/* ---- dispatch ---- */
+
+/* The label a jump to ranges[a..b] takes: a non-constant single outcome is
+ * its residual's label, anything else code emitted at a new label. */
+static uint32_t em_tree_label(struct em_ctx *c, const struct cbpf_arch_class *cl, uint32_t a,
+			      uint32_t b)
+{
+	if (a == b && !em_is_const(cl->ranges[a].out))
+		return cl->ranges[a].out->em_label;
+	return em_label(&c->m);
+}
+
+/* A balanced tree of JGE K on nr over ranges[a..b] (A holds nr), placed at
+ * label. Leaves with a constant outcome are RET K in place. */
+static void em_tree(struct em_ctx *c, const struct cbpf_arch_class *cl, uint32_t a, uint32_t b,
+		    uint32_t label)
+{
+	struct em *m = &c->m;
+	uint32_t mid, left, right;
+
+	if (a == b) {
+		if (!em_is_const(cl->ranges[a].out))
+			return;
+		em_place(m, label);
+		em(m, BPF_RET | BPF_K, em_const_value(cl->ranges[a].out));
+		return;
+	}
+	mid = a + (b - a + 1) / 2;
+	left = em_tree_label(c, cl, a, mid - 1);
+	right = em_tree_label(c, cl, mid, b);
+	em_place(m, label);
+	em_jmp(m, BPF_JMP | BPF_JGE | BPF_K, cl->ranges[mid].lo, right, left);
+	em_tree(c, cl, a, mid - 1, left);
+	em_tree(c, cl, mid, b, right);
+}
+
+static void em_class(struct em_ctx *c, const struct cbpf_arch_class *cl, uint32_t label)
+{
+	struct em *m = &c->m;
+	uint32_t inner;
+
+	if (cl->nranges == 1 && !em_is_const(cl->ranges[0].out)) {
+		em_place(m, label);
+		em_ja(m, cl->ranges[0].out->em_label);
+		return;
+	}
+	em_place(m, label);
+	if (cl->nranges > 1)
+		em(m, BPF_LD | BPF_W | BPF_ABS, EM_OFF_NR);
+	inner = em_label(m);
+	em_place(m, inner);
+	em_tree(c, cl, 0, cl->nranges - 1, inner);
+}
+
+/*
+ * The listener guard (DESIGN §1, fail closed): a filtered process must not
+ * install its own NEW_LISTENER filter and answer CONTINUE to itself once
+ * the supervisor is gone. Deny seccomp(SECCOMP_SET_MODE_FILTER, flags with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER) with EPERM on every arch libseccomp
+ * knows. op and flags are `unsigned int` in the kernel: only the low words
+ * count. prctl(PR_SET_SECCOMP) cannot ask for a listener. The guard uses
+ * only cache-emulated instructions until it reads args, so other syscalls
+ * stay provable by the kernel's action cache.
+ */
+static void em_guard(struct em_ctx *c, uint32_t main_label)
+{
+	static const char *const arches[] = {
+		"x86_64", "x86", "x32", "aarch64", "arm", "riscv64", "ppc64le", "ppc64",
+		"ppc", "s390x", "s390", "mips", "mipsel", "mips64", "mipsel64", "mips64n32",
+		"mipsel64n32", "parisc", "parisc64", "loongarch64",
+	};
+	struct { uint32_t arch, nr[2]; unsigned n; } seen[32];
+	struct em *m = &c->m;
+	uint32_t check = em_label(m), deny = em_label(m), i, j, n = 0;
+	uint32_t labels[32];
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		uint32_t tok = seccomp_arch_resolve_name(arches[i]), arch;
+		int nr;
+
+		if (!tok)
+			continue;
+		nr = seccomp_syscall_resolve_name_arch(tok, "seccomp");
+		if (nr < 0)
+			continue;
+		/* x32 shares AUDIT_ARCH_X86_64; its numbers carry bit 30. */
+		arch = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
+		for (j = 0; j < n && seen[j].arch != arch; j++)
+			;
+		if (j == n) {
+			if (n == 32)
+				break;
+			seen[n].arch = arch;
+			seen[n].n = 0;
+			n++;
+		}
+		if (seen[j].n < 2)
+			seen[j].nr[seen[j].n++] = (uint32_t)nr;
+	}
+	em(m, BPF_LD | BPF_W | BPF_ABS, EM_OFF_ARCH);
+	for (i = 0; i < n; i++) {
+		uint32_t next = em_label(m);
+
+		labels[i] = em_label(m);
+		em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, seen[i].arch, labels[i], next);
+		em_place(m, next);
+	}
+	em_ja(m, main_label);
+	for (i = 0; i < n; i++) {
+		em_place(m, labels[i]);
+		em(m, BPF_LD | BPF_W | BPF_ABS, EM_OFF_NR);
+		for (j = 0; j < seen[i].n; j++) {
+			uint32_t next = em_label(m);
+
+			em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, seen[i].nr[j], check, next);
+			em_place(m, next);
+		}
+		em_ja(m, main_label);
+	}
+	em_place(m, check);
+	em(m, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+	{
+		uint32_t flags = em_label(m);
+
+		em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_SET_MODE_FILTER, flags, main_label);
+		em_place(m, flags);
+	}
+	em(m, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+	em_jmp(m, BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, deny, main_label);
+	em_place(m, deny);
+	em(m, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+}
+
+/* Everything, in order: guard, arch dispatch, nr trees, residuals. */
+static int em_program(struct em_ctx *c, bool guard)
+{
+	struct cbpf_plan *plan = c->plan;
+	struct em *m = &c->m;
+	uint32_t i, j, *class_label, main_label;
+	int rc;
+
+	c->mark++;
+	c->norder = 0;
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++) {
+			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+
+			/* Constant outcomes are RET K in the tree itself. */
+			if (em_is_const(n))
+				continue;
+			rc = em_visit(c, n);
+			if (rc)
+				return rc;
+		}
+	for (i = 0; i < c->norder; i++)
+		c->order[i]->em_label = em_label(m);
+	class_label = calloc(plan->nclasses, sizeof(*class_label));
+	if (!class_label)
+		return -ENOMEM;
+	main_label = em_label(m);
+	if (guard)
+		em_guard(c, main_label);
+	em_place(m, main_label);
+	/* The "other" class is last in plan and falls through the chain. */
+	if (plan->nclasses > 1)
+		em(m, BPF_LD | BPF_W | BPF_ABS, EM_OFF_ARCH);
+	for (i = 0; i < plan->nclasses; i++)
+		class_label[i] = em_label(m);
+	for (i = 0; i + 1 < plan->nclasses; i++) {
+		uint32_t next = em_label(m);
+
+		em_jmp(m, BPF_JMP | BPF_JEQ | BPF_K, plan->classes[i].arch, class_label[i], next);
+		em_place(m, next);
+	}
+	em_class(c, &plan->classes[plan->nclasses - 1], class_label[plan->nclasses - 1]);
+	for (i = 0; i + 1 < plan->nclasses; i++)
+		em_class(c, &plan->classes[i], class_label[i]);
+	free(class_label);
+	/* Residuals, parents before children; constant leaves are shared. */
+	for (i = c->norder; i-- > 0;) {
+		rc = em_residual(c, c->order[i]);
+		if (rc)
+			return rc;
+	}
+	return m->oom ? -ENOMEM : 0;
+}
+
+/*
+ * Resolve labels into offsets. A conditional jump reaches 255 instructions
+ * at most: a far target gets a JA trampoline right after the jump. Adding
+ * trampolines only moves targets further, so iterate to a fixpoint.
+ */
+static int em_layout(struct em *m, struct sock_filter **outp, uint32_t *lenp)
+{
+	uint8_t *tr = calloc(m->n ? m->n : 1, 1);	/* bit 0: jt, bit 1: jf */
+	uint32_t *pos = malloc((m->n + 1) * sizeof(*pos));
+	struct sock_filter *out = NULL;
+	uint32_t i, len = 0;
+	bool changed = true;
+	int rc = 0;
+
+	if (!tr || !pos) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	while (changed) {
+		changed = false;
+		len = 0;
+		for (i = 0; i < m->n; i++) {
+			pos[i] = len;
+			len += 1 + !!(tr[i] & 1) + !!(tr[i] & 2);
+		}
+		pos[m->n] = len;
+		for (i = 0; i < m->n; i++) {
+			const struct em_insn *in = &m->v[i];
+			uint32_t t;
+
+			if (BPF_CLASS(in->code) != BPF_JMP || BPF_OP(in->code) == BPF_JA)
+				continue;
+			t = m->lab[in->lt];
+			if (!(tr[i] & 1) && pos[t] - pos[i] - 1 > 255) {
+				tr[i] |= 1;
+				changed = true;
+			}
+			t = m->lab[in->lf];
+			if (!(tr[i] & 2) && pos[t] - pos[i] - 1 > 255) {
+				tr[i] |= 2;
+				changed = true;
+			}
+		}
+	}
+	out = calloc(len ? len : 1, sizeof(*out));
+	if (!out) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < m->n; i++) {
+		const struct em_insn *in = &m->v[i];
+		struct sock_filter *f = &out[pos[i]];
+		uint32_t p = pos[i], slot = p + 1;
+
+		f->code = in->code;
+		f->k = in->k;
+		if (BPF_CLASS(in->code) != BPF_JMP)
+			continue;
+		if (BPF_OP(in->code) == BPF_JA) {
+			f->k = pos[m->lab[in->lt]] - p - 1;
+			continue;
+		}
+		if (tr[i] & 1) {
+			f->jt = (uint8_t)(slot - p - 1);
+			out[slot] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
+								 pos[m->lab[in->lt]] - slot - 1);
+			slot++;
+		} else {
+			f->jt = (uint8_t)(pos[m->lab[in->lt]] - p - 1);
+		}
+		if (tr[i] & 2) {
+			f->jf = (uint8_t)(slot - p - 1);
+			out[slot] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
+								 pos[m->lab[in->lf]] - slot - 1);
+		} else {
+			f->jf = (uint8_t)(pos[m->lab[in->lf]] - p - 1);
+		}
+	}
+	*outp = out;
+	*lenp = len;
+	out = NULL;
+done:
+	free(out);
+	free(tr);
+	free(pos);
+	return rc;
+}
+
+/* Every label used must be placed after its user (forward jumps only). */
+static bool em_labels_forward(const struct em *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct em_insn *in = &m->v[i];
+
+		if (BPF_CLASS(in->code) != BPF_JMP)
+			continue;
+		if (in->lt >= m->nlab || m->lab[in->lt] == EM_NO_LABEL || m->lab[in->lt] <= i)
+			return false;
+		if (BPF_OP(in->code) == BPF_JA)
+			continue;
+		if (in->lf >= m->nlab || m->lab[in->lf] == EM_NO_LABEL || m->lab[in->lf] <= i)
+			return false;
+	}
+	return true;
+}
+
+/* Size of the residual DAG under n (each node once). */
+static uint64_t em_dag_size(struct em_ctx *c, struct cbpf_rnode *n)
+{
+	uint64_t s;
+
+	if (n->em_mark == c->mark || em_is_const(n))
+		return 0;
+	n->em_mark = c->mark;
+	s = n->em_size;
+	if (n->kind == CBPF_R_BRANCH && !n->em_unsupported)
+		s += em_dag_size(c, n->t) + em_dag_size(c, n->f);
+	return s;
+}
+
+static void em_merge_ranges(struct cbpf_arch_class *cl)
+{
+	uint32_t i, m = 0;
+
+	for (i = 0; i < cl->nranges; i++) {
+		if (m && cl->ranges[m - 1].out == cl->ranges[i].out)
+			cl->ranges[m - 1].hi = cl->ranges[i].hi;
+		else
+			cl->ranges[m++] = cl->ranges[i];
+	}
+	cl->nranges = m;
+}
+
+static void em_replace_out(struct cbpf_plan *plan, struct cbpf_rnode *old,
+			   struct cbpf_rnode *new, int only_class)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < plan->nclasses; i++) {
+		if (only_class >= 0 && (uint32_t)only_class != i)
+			continue;
+		for (j = 0; j < plan->classes[i].nranges; j++)
+			if (plan->classes[i].ranges[j].out == old)
+				plan->classes[i].ranges[j].out = new;
+		em_merge_ranges(&plan->classes[i]);
+	}
+}
+
+/*
+ * Make the next attempt smaller: first the residual with the largest code
+ * goes to the supervisor; with no residual left, the class with the most
+ * ranges sends every non-ALLOW constant to the supervisor (ALLOW stays
+ * in-kernel and cache-provable); then whole classes. Returns false when
+ * nothing is left to shrink.
+ */
+static bool em_shrink(struct em_ctx *c)
+{
+	struct cbpf_plan *plan = c->plan;
+	struct cbpf_rnode *best = NULL;
+	uint64_t best_size = 0;
+	uint32_t i, j, most = 0;
+	int cls = -1;
+
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++) {
+			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+			uint64_t s;
+
+			if (em_is_const(n))
+				continue;
+			c->mark++;
+			s = em_dag_size(c, n);
+			if (!best || s > best_size) {
+				best = n;
+				best_size = s;
+			}
+		}
+	if (best) {
+		em_replace_out(plan, best, plan->notif, -1);
+		return true;
+	}
+	for (i = 0; i < plan->nclasses; i++)
+		if (plan->classes[i].nranges > most) {
+			most = plan->classes[i].nranges;
+			cls = (int)i;
+		}
+	if (cls < 0 || most <= 1)
+		return false;
+	{
+		struct cbpf_arch_class *cl = &plan->classes[cls];
+		bool changed = false;
+
+		for (j = 0; j < cl->nranges; j++) {
+			struct cbpf_rnode *n = cl->ranges[j].out;
+
+			if (n != plan->notif && em_const_value(n) != SECCOMP_RET_ALLOW) {
+				cl->ranges[j].out = plan->notif;
+				changed = true;
+			}
+		}
+		if (!changed) {
+			cl->ranges[0].out = plan->notif;
+			cl->ranges[0].hi = UINT32_MAX;
+			cl->nranges = 1;
+		}
+		em_merge_ranges(cl);
+	}
+	return true;
+}
+
+int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
+		   struct cbpf_prog *out, struct secbpf_err *err)
+{
+	struct em_ctx c = { .plan = plan };
+	struct sock_filter *insns = NULL;
+	bool guard = false;
+	uint32_t len = 0, i, j;
+	int rc;
+
+	if (opts && opts->sz >= offsetof(struct cbpf_compile_opts, listener_guard) +
+				 sizeof(opts->listener_guard))
+		guard = opts->listener_guard;
+	for (;;) {
+		free(c.m.v);
+		free(c.m.lab);
+		memset(&c.m, 0, sizeof(c.m));
+		rc = em_program(&c, guard);
+		if (rc == -EFAULT || (!rc && !em_labels_forward(&c.m))) {
+			rc = err_set(err, EFAULT, "internal error: cbpf code generation");
+			goto out;
+		}
+		if (rc) {
+			rc = err_set(err, -rc, "out of memory");
+			goto out;
+		}
+		free(insns);
+		insns = NULL;
+		rc = em_layout(&c.m, &insns, &len);
+		if (rc) {
+			rc = err_set(err, -rc, "out of memory");
+			goto out;
+		}
+		if (len <= CBPF_MAX_INSNS)
+			break;
+		if (!em_shrink(&c)) {
+			rc = err_set(err, E2BIG, "the filter does not fit in %d instructions",
+				     CBPF_MAX_INSNS);
+			goto out;
+		}
+	}
+	rc = cbpf_check(insns, len, err);
+	if (rc) {
+		err_prefix(err, "internal error: compiled filter rejected");
+		rc = -EFAULT;
+		goto out;
+	}
+	out->insns = insns;
+	out->len = len;
+	insns = NULL;
+	out->cells = 0;
+	out->notif_cells = 0;
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++) {
+			const struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+
+			out->cells++;
+			if (em_is_const(n) ? n->kind == CBPF_R_NOTIF : n->em_notif)
+				out->notif_cells++;
+		}
+	out->needs_supervisor = out->notif_cells > 0;
+	rc = 0;
+out:
+	free(insns);
+	free(c.m.v);
+	free(c.m.lab);
+	free(c.order);
+	return rc;
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests for lib/cbpf*.c: the kernel's acceptance rules, the simulator, and
+ * the compiler, checked differentially against the interpreter on the seed
+ * sample, the filters in tests/cbpf/ and randomly generated programs.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbpf.h"
+#include "object.h"
+#include "runtime.h"
+#include "cbpf/diff.h"
+#include "cbpf/gen_prog.h"
+
+#define LD_ABS(k) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (k))
+#define RET(k) BPF_STMT(BPF_RET | BPF_K, (k))
+
+/* ---- cbpf_check ---- */
+
+static int check(const struct sock_filter *f, size_t n)
+{
+	struct secbpf_err err = { { 0 } };
+
+	return cbpf_check(f, n, &err);
+}
+
+#define CHECK_OK(...) do {							\
+		struct sock_filter f_[] = { __VA_ARGS__ };			\
+		cr_expect_eq(check(f_, sizeof(f_) / sizeof(f_[0])), 0,		\
+			     "line %d should be accepted", __LINE__);		\
+	} while (0)
+#define CHECK_BAD(...) do {							\
+		struct sock_filter f_[] = { __VA_ARGS__ };			\
+		cr_expect_eq(check(f_, sizeof(f_) / sizeof(f_[0])), -EINVAL,	\
+			     "line %d should be rejected", __LINE__);		\
+	} while (0)
+
+Test(cbpf_check, length)
+{
+	struct sock_filter big[CBPF_MAX_INSNS + 1];
+	size_t i;
+
+	for (i = 0; i < CBPF_MAX_INSNS + 1; i++)
+		big[i] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+	cr_expect_eq(check(big, 0), -EINVAL);
+	cr_expect_eq(check(big, CBPF_MAX_INSNS), 0);
+	cr_expect_eq(check(big, CBPF_MAX_INSNS + 1), -EINVAL);
+	cr_expect_eq(check(NULL, 1), -EINVAL);
+}
+
+Test(cbpf_check, loads)
+{
+	CHECK_OK(LD_ABS(0), LD_ABS(4), LD_ABS(60), RET(0));
+	CHECK_BAD(LD_ABS(64), RET(0));			/* outside seccomp_data */
+	CHECK_BAD(LD_ABS(2), RET(0));			/* unaligned */
+	CHECK_BAD(BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 0), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LD | BPF_W | BPF_IND, 0), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0), RET(0));
+	CHECK_OK(BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0), BPF_STMT(BPF_LDX | BPF_W | BPF_LEN, 0),
+		 BPF_STMT(BPF_LD | BPF_IMM, 5), BPF_STMT(BPF_LDX | BPF_IMM, 5), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LD | BPF_B | BPF_IMM, 5), RET(0));	/* not the exact code */
+}
+
+Test(cbpf_check, alu)
+{
+	static const uint16_t ok_ops[] = { BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_AND,
+					   BPF_OR, BPF_XOR, BPF_LSH, BPF_RSH };
+	size_t i;
+
+	for (i = 0; i < sizeof(ok_ops) / sizeof(ok_ops[0]); i++) {
+		CHECK_OK(BPF_STMT(BPF_ALU | ok_ops[i] | BPF_K, 3), RET(0));
+		CHECK_OK(BPF_STMT(BPF_ALU | ok_ops[i] | BPF_X, 0), RET(0));
+	}
+	CHECK_OK(BPF_STMT(BPF_ALU | BPF_NEG, 0), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, 3), RET(0));	/* no MOD in seccomp */
+	CHECK_BAD(BPF_STMT(BPF_ALU | BPF_MOD | BPF_X, 0), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_ALU | BPF_DIV | BPF_K, 0), RET(0));	/* constant 0 */
+	CHECK_BAD(BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 32), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 32), RET(0));
+	CHECK_OK(BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 31), RET(0));
+	CHECK_OK(BPF_STMT(BPF_MISC | BPF_TAX, 0), BPF_STMT(BPF_MISC | BPF_TXA, 0), RET(0));
+	CHECK_BAD(BPF_STMT(0xff, 0), RET(0));			/* unknown opcode */
+}
+
+Test(cbpf_check, jumps)
+{
+	CHECK_OK(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1), RET(0), RET(1));
+	CHECK_BAD(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 2), RET(0), RET(1));
+	CHECK_BAD(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_X, 0, 2, 0), RET(0), RET(1));
+	CHECK_OK(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_X, 0, 1, 0), RET(0), RET(1));
+	CHECK_OK(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0, 1, 0), RET(0), RET(1));
+	CHECK_OK(BPF_STMT(BPF_JMP | BPF_JA, 1), RET(0), RET(1));
+	CHECK_BAD(BPF_STMT(BPF_JMP | BPF_JA, 2), RET(0), RET(1));
+	CHECK_BAD(BPF_STMT(BPF_JMP | BPF_JA, 0xffffffff), RET(0), RET(1));
+	CHECK_BAD(RET(0), LD_ABS(0));				/* last is not a RET */
+	CHECK_OK(BPF_STMT(BPF_RET | BPF_A, 0));
+	CHECK_BAD(BPF_STMT(BPF_RET | BPF_X, 0));
+}
+
+Test(cbpf_check, memory_written_before_read_on_every_path)
+{
+	CHECK_OK(BPF_STMT(BPF_ST, 3), BPF_STMT(BPF_LD | BPF_MEM, 3), RET(0));
+	CHECK_OK(BPF_STMT(BPF_STX, 15), BPF_STMT(BPF_LDX | BPF_MEM, 15), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LD | BPF_MEM, 3), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_ST, 16), RET(0));
+	CHECK_BAD(BPF_STMT(BPF_LDX | BPF_MEM, 16), RET(0));
+	/* written on one path only */
+	CHECK_BAD(LD_ABS(0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		  BPF_STMT(BPF_ST, 0), BPF_STMT(BPF_LD | BPF_MEM, 0), RET(0));
+	/* written on both */
+	CHECK_OK(LD_ABS(0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 2),
+		 BPF_STMT(BPF_ST, 0), BPF_STMT(BPF_JMP | BPF_JA, 1), BPF_STMT(BPF_ST, 0),
+		 BPF_STMT(BPF_LD | BPF_MEM, 0), RET(0));
+	/* skipped by a JA */
+	CHECK_BAD(BPF_STMT(BPF_JMP | BPF_JA, 1), BPF_STMT(BPF_ST, 0),
+		  BPF_STMT(BPF_LD | BPF_MEM, 0), RET(0));
+}
+
+/* ---- cbpf_sim ---- */
+
+static uint32_t sim(const struct sock_filter *f, size_t n, const struct seccomp_data *sd)
+{
+	cr_assert_eq(check(f, n), 0);
+	return cbpf_sim_run(f, n, sd);
+}
+
+Test(cbpf_sim, loads_alu_and_jumps)
+{
+	struct seccomp_data sd = { .nr = 59, .arch = AUDIT_ARCH_X86_64,
+				   .args = { 0x1122334455667788ull } };
+	struct sock_filter f[] = {
+		LD_ABS(16),						/* 0x55667788 */
+		BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 8),			/* 0x00556677 */
+		BPF_STMT(BPF_ST, 1),
+		LD_ABS(20),						/* 0x11223344 */
+		BPF_STMT(BPF_LDX | BPF_MEM, 1),
+		BPF_STMT(BPF_ALU | BPF_ADD | BPF_X, 0),			/* 0x117799bb */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x117799bb, 1, 0),
+		RET(1),
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sizeof(struct seccomp_data), 1, 0),
+		RET(2),
+		BPF_STMT(BPF_LD | BPF_IMM, 0xfffffff0),
+		BPF_STMT(BPF_ALU | BPF_NEG, 0),				/* 16 */
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_IMM, 3),
+		BPF_STMT(BPF_ALU | BPF_LSH | BPF_X, 0),			/* 3 << 16 */
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x20000, 0, 1),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+		RET(3),
+	};
+
+	cr_expect_eq(sim(f, sizeof(f) / sizeof(f[0]), &sd), 0x30000);
+}
+
+Test(cbpf_sim, division_by_zero_kills)
+{
+	struct seccomp_data sd = { 0 };
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_IMM, 7),
+		BPF_STMT(BPF_LDX | BPF_IMM, 0),
+		BPF_STMT(BPF_ALU | BPF_DIV | BPF_X, 0),
+		RET(SECCOMP_RET_ALLOW),
+	};
+
+	cr_expect_eq(sim(f, 4, &sd), SECCOMP_RET_KILL_THREAD);
+	f[1].k = 2;
+	cr_expect_eq(sim(f, 4, &sd), SECCOMP_RET_ALLOW);
+}
+
+Test(cbpf_sim, unsigned_compares_and_fresh_memory)
+{
+	struct seccomp_data sd = { .nr = -1 };
+	struct sock_filter f[] = {
+		LD_ABS(0),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 0x7fffffff, 0, 2),	/* -1 is huge */
+		BPF_STMT(BPF_ST, 0),
+		BPF_STMT(BPF_LD | BPF_MEM, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+
+	cr_expect_eq(sim(f, 5, &sd), 0xffffffff);
+}
+
+Test(cbpf_disasm, readable)
+{
+	struct sock_filter f[] = {
+		LD_ABS(4), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		RET(SECCOMP_RET_ERRNO | 1), RET(SECCOMP_RET_ALLOW),
+	};
+	char buf[128];
+
+	cbpf_disasm_insn(f, 4, 0, buf, sizeof(buf));
+	cr_expect(strstr(buf, "arch") != NULL, "%s", buf);
+	cbpf_disasm_insn(f, 4, 1, buf, sizeof(buf));
+	cr_expect(strstr(buf, "true:3 false:2") != NULL, "%s", buf);
+	cbpf_disasm_insn(f, 4, 2, buf, sizeof(buf));
+	cr_expect(strstr(buf, "ERRNO(1)") != NULL, "%s", buf);
+	cbpf_disasm_insn(f, 4, 3, buf, sizeof(buf));
+	cr_expect(strstr(buf, "ALLOW") != NULL, "%s", buf);
+	cbpf_disasm_insn(f, 4, 9, buf, sizeof(buf));
+	cr_expect(strstr(buf, "out of range") != NULL, "%s", buf);
+}
+
+/* ---- the compiler ---- */
+
+static const char *source_dir(void)
+{
+	const char *d = getenv("SECBPF_SOURCE_DIR");
+
+	return d ? d : ".";
+}
+
+/* Build tests/cbpf/NAME.bpf.c (or a sample) with the flags `secbpf cc`
+ * uses, into a fresh temporary directory, and open it. */
+static struct object *build(const char *rel)
+{
+	struct secbpf_err err = { { 0 } };
+	char dir[] = "/tmp/secbpf-cbpf-XXXXXX", cmd[2048], out[512];
+	struct object *obj;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(out, sizeof(out), "%s/prog.o", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
+		 "-I'%s/include' -c '%s/%s' -o '%s'", source_dir(), source_dir(), rel, out);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	obj = object_open_file(out, &err);
+	cr_assert(obj != NULL, "%s: %s", rel, err.msg);
+	unlink(out);
+	rmdir(dir);
+	return obj;
+}
+
+static void dump(const struct cbpf_prog *cp)
+{
+	char buf[160];
+	uint32_t i;
+
+	for (i = 0; i < cp->len; i++) {
+		cbpf_disasm_insn(cp->insns, cp->len, i, buf, sizeof(buf));
+		fprintf(stderr, "%s\n", buf);
+	}
+}
+
+struct compiled {
+	struct object *obj;
+	struct object_prog *prog;
+	struct cbpf_prog cp;
+	struct runtime *rt;
+};
+
+static void compile_obj(struct compiled *c, bool guard)
+{
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts), .listener_guard = guard };
+	struct secbpf_err err = { { 0 } };
+	int rc;
+
+	c->prog = object_find_prog(c->obj, NULL, &err);
+	cr_assert(c->prog != NULL, "%s", err.msg);
+	rc = cbpf_compile(c->obj, c->prog, &opts, &c->cp, &err);
+	cr_assert_eq(rc, 0, "compile: %s", err.msg);
+	cr_assert_eq(check(c->cp.insns, c->cp.len), 0);
+	c->rt = runtime_new(c->obj, c->prog, &err);
+	cr_assert(c->rt != NULL, "%s", err.msg);
+}
+
+static void release(struct compiled *c)
+{
+	runtime_free(c->rt);
+	cbpf_prog_free(&c->cp);
+	object_free(c->obj);
+}
+
+static void differential(struct compiled *c, unsigned per_nr)
+{
+	struct diff_result res;
+
+	if (!diff_check(c->rt, c->prog->insns, c->prog->insn_cnt, &c->cp, NULL, 0, per_nr, 461,
+			0x5eed, &res)) {
+		dump(&c->cp);
+		cr_assert_fail("%s: %s", c->prog->name, res.msg);
+	}
+}
+
+static uint32_t run_cbpf(const struct compiled *c, uint32_t arch, int nr, uint64_t a0)
+{
+	struct seccomp_data sd = { .nr = nr, .arch = arch, .args = { a0 } };
+
+	return cbpf_sim_run(c->cp.insns, c->cp.len, &sd);
+}
+
+/*
+ * For nr 0..450 of arch: whenever the program allows on every sampled
+ * argument vector, the kernel's action cache must prove ALLOW from the
+ * filter alone; and it must never prove ALLOW for one that it does not.
+ */
+static void assert_cache_proves_allow(struct compiled *c, uint32_t arch, int except_nr)
+{
+	static const uint64_t samples[] = { 0, 1, 999, 0x7fffffff, 0x80000000, ~0ull,
+					    0x7e020000, 16, 3, 45 };
+	uint32_t nr, s, want;
+	struct secbpf_err err;
+
+	for (nr = 0; nr <= 450; nr++) {
+		bool always = true;
+
+		if ((int)nr == except_nr)
+			continue;
+
+		for (s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
+			struct seccomp_data sd = { .nr = (int)nr, .arch = arch };
+			unsigned k;
+
+			for (k = 0; k < 6; k++)
+				sd.args[k] = samples[(s + k) % 10];
+			cr_assert_eq(runtime_run(c->rt, &sd, &want, &err), 0);
+			if (want != SECCOMP_RET_ALLOW)
+				always = false;
+		}
+		cr_expect_eq(diff_const_allow(c->cp.insns, c->cp.len, arch, nr), always,
+			     "%s: arch 0x%x nr %u: cache %s", c->prog->name, arch, nr,
+			     always ? "cannot prove ALLOW" : "proves ALLOW wrongly");
+	}
+}
+
+static struct object *seed_object(void)
+{
+	const char *b = getenv("SECBPF_BUILD_DIR");
+	struct secbpf_err err = { { 0 } };
+	char path[1024];
+
+	if (b) {
+		struct object *obj;
+
+		snprintf(path, sizeof(path), "%s/samples/seed_close.bpf.o", b);
+		obj = object_open_file(path, &err);
+		if (obj)
+			return obj;
+	}
+	return build("samples/seed_close.bpf.c");
+}
+
+Test(cbpf_compile, seed_sample)
+{
+	struct compiled c = { .obj = seed_object() };
+
+	compile_obj(&c, false);
+	cr_expect_eq(c.cp.notif_cells, 0);
+	cr_expect(!c.cp.needs_supervisor);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 3, 999), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 3, 998), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 3, 999 | 1ull << 32), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_I386, 3, 0), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_leq(c.cp.len, 16, "seed compiles to %u insns", c.cp.len);
+	differential(&c, 4);
+	assert_cache_proves_allow(&c, AUDIT_ARCH_X86_64, -1);
+	release(&c);
+}
+
+Test(cbpf_compile, seed_sample_with_listener_guard)
+{
+	struct compiled c = { .obj = seed_object() };
+	struct seccomp_data sd = { .nr = 317, .arch = AUDIT_ARCH_X86_64,
+				   .args = { SECCOMP_SET_MODE_FILTER,
+					     SECCOMP_FILTER_FLAG_NEW_LISTENER | 1 } };
+
+	compile_obj(&c, true);
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ERRNO | EPERM);
+	sd.nr = 0x40000000 | 317;	/* x32 */
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ERRNO | EPERM);
+	sd.arch = AUDIT_ARCH_I386;
+	sd.nr = 354;
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ERRNO | EPERM);
+	sd.arch = AUDIT_ARCH_AARCH64;
+	sd.nr = 277;
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ERRNO | EPERM);
+	/* without the listener flag, or another op: the program decides */
+	sd.arch = AUDIT_ARCH_X86_64;
+	sd.nr = 317;
+	sd.args[1] = 1;
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ALLOW);
+	sd.args[0] = 2;
+	sd.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), SECCOMP_RET_ALLOW);
+	/* seccomp() itself reads args in the guard: not cacheable, by design */
+	assert_cache_proves_allow(&c, AUDIT_ARCH_X86_64, 317);
+	release(&c);
+}
+
+/* cache: the program's ALLOWs do not hide rare argument conditions, so
+ * sampling finds every always-allowed nr (see assert_cache_proves_allow). */
+static void filter_test(const char *name, bool stateless, bool cache, unsigned per_nr)
+{
+	char rel[256];
+	struct compiled c;
+
+	snprintf(rel, sizeof(rel), "tests/cbpf/%s.bpf.c", name);
+	c.obj = build(rel);
+	compile_obj(&c, false);
+	if (stateless)
+		cr_expect_eq(c.cp.notif_cells, 0, "%s: %u cells need the supervisor", name,
+			     c.cp.notif_cells);
+	cr_log_info("%s: %u insns, %u cells, %u notif", name, c.cp.len, c.cp.cells,
+		    c.cp.notif_cells);
+	differential(&c, per_nr);
+	if (cache) {
+		assert_cache_proves_allow(&c, AUDIT_ARCH_X86_64, -1);
+		assert_cache_proves_allow(&c, AUDIT_ARCH_I386, -1);
+	}
+	release(&c);
+}
+
+Test(cbpf_compile, switch_allowlist) { filter_test("allowlist", true, true, 2); }
+Test(cbpf_compile, docker_argument_rules) { filter_test("docker_args", true, true, 8); }
+Test(cbpf_compile, wx_mmap_mprotect) { filter_test("wx", true, true, 8); }
+Test(cbpf_compile, rodata_knobs) { filter_test("knob", true, true, 2); }
+Test(cbpf_compile, loops) { filter_test("loop", true, true, 8); }
+Test(cbpf_compile, subprograms) { filter_test("subprog", true, true, 8); }
+Test(cbpf_compile, x32_and_negative_nr) { filter_test("x32", true, true, 2); }
+Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16); }
+
+Test(cbpf_compile, allowlist_is_small)
+{
+	struct compiled c = { .obj = build("tests/cbpf/allowlist.bpf.c") };
+
+	compile_obj(&c, false);
+	/* one JGE per range boundary plus a RET per range, roughly */
+	cr_expect_leq(c.cp.len, 2 * c.cp.cells + 8, "%u insns for %u cells", c.cp.len,
+		     c.cp.cells);
+	release(&c);
+}
+
+Test(cbpf_compile, knob_set_before_compile)
+{
+	struct compiled c = { .obj = build("tests/cbpf/knob.bpf.c") };
+	struct secbpf_err err = { { 0 } };
+
+	cr_assert_eq(object_set_var(c.obj, "denied_nr", "2", &err), 0, "%s", err.msg);
+	cr_assert_eq(object_set_var(c.obj, "strict", "1", &err), 0, "%s", err.msg);
+	compile_obj(&c, false);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 2, 0), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 39, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 301, 0), SECCOMP_RET_KILL_PROCESS);
+	cr_expect_eq(c.cp.notif_cells, 0);
+	differential(&c, 2);
+	release(&c);
+}
+
+Test(cbpf_compile, helper_and_globals_need_the_supervisor)
+{
+	struct compiled c = { .obj = build("tests/cbpf/helper.bpf.c") };
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
+	struct secbpf_err err = { { 0 } };
+	uint32_t nr;
+
+	c.prog = object_find_prog(c.obj, NULL, &err);
+	cr_assert(c.prog);
+	cr_assert_eq(cbpf_compile(c.obj, c.prog, &opts, &c.cp, &err), 0, "%s", err.msg);
+	cr_expect(c.cp.needs_supervisor);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 102, 0), SECCOMP_RET_USER_NOTIF);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 105, 0), SECCOMP_RET_USER_NOTIF);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 2, 0), SECCOMP_RET_USER_NOTIF);
+	for (nr = 0; nr < 450; nr++) {
+		struct seccomp_data sd = { .nr = (int)nr, .arch = AUDIT_ARCH_X86_64,
+					   .args = { 0, 0, 0x40 } };
+		uint32_t want = nr == 102 || nr == 105 || nr == 2 ? SECCOMP_RET_USER_NOTIF :
+				nr == 257 ? SECCOMP_RET_ERRNO | EROFS : SECCOMP_RET_ALLOW;
+
+		cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), want, "nr %u", nr);
+		if (want == SECCOMP_RET_ALLOW)
+			cr_expect(diff_const_allow(c.cp.insns, c.cp.len, AUDIT_ARCH_X86_64, nr),
+				  "nr %u", nr);
+	}
+	cbpf_prog_free(&c.cp);
+	object_free(c.obj);
+}
+
+/* ---- programs written here: rejections and corner cases ---- */
+
+static int compile_insns(const struct bpf_insn *insns, uint32_t n, struct cbpf_prog *cp,
+			 struct secbpf_err *err)
+{
+	struct object_prog prog = { .name = "t", .section = "seccomp",
+				    .insns = (struct bpf_insn *)insns, .insn_cnt = n,
+				    .main_cnt = n };
+	struct object obj = { .path = "t", .progs = &prog, .prog_cnt = 1 };
+
+	return cbpf_compile(&obj, &prog, NULL, cp, err);
+}
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+						 .off = (o), .imm = (i) })
+#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define MOV0(v) INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, (v))
+
+Test(cbpf_compile, rejects_bad_context_access)
+{
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_prog cp;
+	struct bpf_insn write[] = {
+		INSN(BPF_ST | BPF_MEM | BPF_W, 1, 0, 0, 5), MOV0(0), EXIT,
+	};
+	struct bpf_insn oob[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 64, 0), MOV0(0), EXIT,
+	};
+	struct bpf_insn unaligned[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 18 + 0, 0), MOV0(0), EXIT,
+	};
+	struct bpf_insn spans[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 0, 0), MOV0(0), EXIT,
+	};
+	struct bpf_insn negative[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, -4, 0), MOV0(0), EXIT,
+	};
+	struct bpf_insn narrow_ok[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_H, 0, 1, 18, 0), EXIT,
+	};
+
+	cr_expect_eq(compile_insns(write, 3, &cp, &err), -EINVAL);
+	cr_expect(strstr(err.msg, "read-only") != NULL, "%s", err.msg);
+	cr_expect_eq(compile_insns(oob, 3, &cp, &err), -EINVAL);
+	cr_expect_eq(compile_insns(unaligned, 3, &cp, &err), -EINVAL);
+	cr_expect_eq(compile_insns(spans, 3, &cp, &err), -EINVAL);
+	cr_expect_eq(compile_insns(negative, 3, &cp, &err), -EINVAL);
+	cr_assert_eq(compile_insns(narrow_ok, 2, &cp, &err), 0, "%s", err.msg);
+	{
+		struct seccomp_data sd = { .args = { 0x1234abcd5678ull } };
+
+		cr_expect_eq(cbpf_sim_run(cp.insns, cp.len, &sd), 0xabcd);
+	}
+	cbpf_prog_free(&cp);
+}
+
+Test(cbpf_compile, infinite_loop_is_supervised)
+{
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_prog cp;
+	struct bpf_insn loop[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 0, 0),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1, 7),
+		MOV0(0), EXIT,
+		INSN(BPF_JMP | BPF_JA, 0, 0, -1, 0),		/* nr == 7: spin */
+	};
+	struct seccomp_data sd = { .nr = 7 };
+
+	loop[1].off = 2;
+	cr_assert_eq(compile_insns(loop, 5, &cp, &err), 0, "%s", err.msg);
+	cr_expect_eq(cbpf_sim_run(cp.insns, cp.len, &sd), SECCOMP_RET_USER_NOTIF);
+	sd.nr = 8;
+	cr_expect_eq(cbpf_sim_run(cp.insns, cp.len, &sd), 0);
+	cr_expect(diff_const_allow(cp.insns, cp.len, 0, 8) == false);
+	cbpf_prog_free(&cp);
+}
+
+/* The biggest dispatch that can still fit: every nr a different action. */
+Test(cbpf_compile, huge_dispatch_is_cut_to_fit)
+{
+	struct secbpf_err err = { { 0 } };
+	struct bpf_insn *p = calloc(8192, sizeof(*p));	/* 3 * 2500 + 3 */
+	struct cbpf_prog cp;
+	uint32_t n = 0, i;
+
+	p[n++] = INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 0, 0);
+	for (i = 0; i < 2500; i++) {
+		p[n++] = INSN(BPF_JMP | BPF_JNE | BPF_K, 2, 0, 2, (int32_t)(i * 2));
+		p[n++] = MOV0((int32_t)(SECCOMP_RET_ERRNO | (i % 4000)));
+		p[n++] = EXIT;
+	}
+	p[n++] = MOV0(SECCOMP_RET_ALLOW);
+	p[n++] = EXIT;
+	cr_assert_eq(compile_insns(p, n, &cp, &err), 0, "%s", err.msg);
+	cr_expect_leq(cp.len, CBPF_MAX_INSNS);
+	cr_expect(cp.needs_supervisor);
+	for (i = 0; i < 5002; i++) {
+		struct seccomp_data sd = { .nr = (int)i };
+		uint32_t got = cbpf_sim_run(cp.insns, cp.len, &sd);
+		uint32_t want = i % 2 == 0 && i < 5000 ? SECCOMP_RET_ERRNO | ((i / 2) % 4000) :
+			       SECCOMP_RET_ALLOW;
+
+		cr_expect(got == want || got == SECCOMP_RET_USER_NOTIF, "nr %u: 0x%x", i, got);
+	}
+	cbpf_prog_free(&cp);
+	free(p);
+}
+
+/* Randomly generated programs through the same differential check. */
+Test(cbpf_compile, random_programs, .timeout = 300)
+{
+	static struct gen_prog g;
+	unsigned iter, compiled = 0;
+
+	for (iter = 0; iter < 300; iter++) {
+		struct gen_src src = { .rng = 0x9e3779b97f4a7c15ull * (iter + 1) };
+		struct object_prog prog = { .name = "random", .section = "seccomp" };
+		struct object obj = { .path = "random", .progs = &prog, .prog_cnt = 1 };
+		struct secbpf_err err = { { 0 } };
+		struct diff_result res;
+		struct cbpf_prog cp;
+		struct runtime *rt;
+		int rc;
+
+		if (!gen_program(&src, &g))
+			continue;
+		prog.insns = g.insns;
+		prog.insn_cnt = g.n;
+		prog.main_cnt = g.n;
+		rc = cbpf_compile(&obj, &prog, NULL, &cp, &err);
+		cr_assert_eq(rc, 0, "iter %u: %s", iter, err.msg);
+		compiled++;
+		rt = runtime_new(&obj, &prog, &err);
+		cr_assert(rt != NULL, "%s", err.msg);
+		if (!diff_check(rt, g.insns, g.n, &cp, g.consts, g.nconsts, 1, 461, iter, &res)) {
+			dump(&cp);
+			cr_assert_fail("iter %u: %s", iter, res.msg);
+		}
+		runtime_free(rt);
+		cbpf_prog_free(&cp);
+	}
+	cr_expect_gt(compiled, 250);
+}
