@@ -1092,32 +1092,40 @@ static void em_replace_out(struct cbpf_plan *plan, struct cbpf_rnode *old,
  * in-kernel and cache-provable); then whole classes. Returns false when
  * nothing is left to shrink.
  */
-static bool em_shrink(struct em_ctx *c)
+static bool em_shrink(struct em_ctx *c, uint64_t excess)
 {
 	struct cbpf_plan *plan = c->plan;
-	struct cbpf_rnode *best = NULL;
-	uint64_t best_size = 0;
+	uint64_t removed = 0;
 	uint32_t i, j, most = 0;
 	int cls = -1;
 
-	for (i = 0; i < plan->nclasses; i++)
-		for (j = 0; j < plan->classes[i].nranges; j++) {
-			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
-			uint64_t s;
+	/* Largest residual first, as many as the excess needs (each one
+	 * costs a full layout otherwise). */
+	while (removed < excess) {
+		struct cbpf_rnode *best = NULL;
+		uint64_t best_size = 0;
 
-			if (em_is_const(n))
-				continue;
-			c->mark++;
-			s = em_dag_size(c, n);
-			if (!best || s > best_size) {
-				best = n;
-				best_size = s;
+		for (i = 0; i < plan->nclasses; i++)
+			for (j = 0; j < plan->classes[i].nranges; j++) {
+				struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+				uint64_t s;
+
+				if (em_is_const(n))
+					continue;
+				c->mark++;
+				s = em_dag_size(c, n);
+				if (!best || s > best_size) {
+					best = n;
+					best_size = s;
+				}
 			}
-		}
-	if (best) {
+		if (!best)
+			break;
 		em_replace_out(plan, best, plan->notif, -1);
-		return true;
+		removed += best_size ? best_size : 1;
 	}
+	if (removed)
+		return true;
 	for (i = 0; i < plan->nclasses; i++)
 		if (plan->classes[i].nranges > most) {
 			most = plan->classes[i].nranges;
@@ -1181,7 +1189,7 @@ int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
 		}
 		if (len <= CBPF_MAX_INSNS)
 			break;
-		if (!em_shrink(&c)) {
+		if (!em_shrink(&c, len - CBPF_MAX_INSNS)) {
 			rc = err_set(err, E2BIG, "the filter does not fit in %d instructions",
 				     CBPF_MAX_INSNS);
 			goto out;

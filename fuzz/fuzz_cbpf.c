@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer harness for the cBPF compiler: fuzzer-built programs (raw
+ * instructions that pass insn_validate, or nested-if programs generated
+ * from the input bytes) are compiled and checked against the interpreter
+ * on many inputs; any disagreement, internal error or crash aborts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cbpf.h"
+#include "insn.h"
+#include "runtime.h"
+#include "../tests/cbpf/diff.h"
+#include "../tests/cbpf/gen_prog.h"
+
+/* Raw mode: the bytes are instructions. Backward jumps are dropped so that
+ * the interpreter's runs stay short (loops are covered by the tests). */
+static bool fuzz_raw(const uint8_t *data, size_t size, struct gen_prog *g)
+{
+	struct secbpf_err err = { { 0 } };
+	size_t i;
+
+	g->n = (uint32_t)(size / sizeof(struct bpf_insn));
+	if (g->n == 0 || g->n > 256)
+		return false;
+	memcpy(g->insns, data, g->n * sizeof(struct bpf_insn));
+	for (i = 0; i < g->n; i++) {
+		uint8_t cls = BPF_CLASS(g->insns[i].code);
+
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && g->insns[i].off < 0)
+			return false;
+		if (cls == BPF_JMP32 && BPF_OP(g->insns[i].code) == BPF_JA && g->insns[i].imm < 0)
+			return false;
+		if (cls == BPF_JMP && BPF_OP(g->insns[i].code) == BPF_CALL)
+			return false;	/* no helpers or subprograms in the runtime here */
+		gen_note(g, (uint64_t)(int64_t)g->insns[i].imm);
+	}
+	return insn_validate(g->insns, g->n, 0, 1, &err) == 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct gen_prog g;
+	struct object_prog prog = { .name = "fuzz", .section = "seccomp" };
+	struct object obj = { .path = "fuzz", .progs = &prog, .prog_cnt = 1 };
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
+	struct diff_result res;
+	struct cbpf_prog cp;
+	struct runtime *rt;
+	int rc;
+
+	if (size < 2)
+		return 0;
+	if (data[0] & 1) {
+		memset(&g, 0, sizeof(g));
+		if (!fuzz_raw(data + 1, size - 1, &g))
+			return 0;
+	} else {
+		struct gen_src src = { .data = data + 1, .size = size - 1, .rng = size | 1 };
+
+		if (!gen_program(&src, &g))
+			return 0;
+	}
+	opts.listener_guard = data[0] & 2;
+	prog.insns = g.insns;
+	prog.insn_cnt = g.n;
+	prog.main_cnt = g.n;
+	rc = cbpf_compile(&obj, &prog, &opts, &cp, &err);
+	if (rc) {
+		/* Refusing a program is fine; an internal error is a bug. */
+		if (rc != -EINVAL && rc != -E2BIG) {
+			fprintf(stderr, "cbpf_compile: %d %s\n", rc, err.msg);
+			abort();
+		}
+		return 0;
+	}
+	if (cbpf_check(cp.insns, cp.len, &err)) {
+		fprintf(stderr, "compiled filter fails cbpf_check: %s\n", err.msg);
+		abort();
+	}
+	rt = runtime_new(&obj, &prog, &err);
+	if (rt) {
+		if (!diff_check(rt, g.insns, g.n, &cp, g.consts, g.nconsts, 1, 4, size, &res)) {
+			fprintf(stderr, "mismatch: %s\n", res.msg);
+			abort();
+		}
+		runtime_free(rt);
+	}
+	cbpf_prog_free(&cp);
+	return 0;
+}
