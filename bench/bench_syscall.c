@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a filter costs per syscall, side by side in one run: no filter, a
+ * one-instruction RET ALLOW filter (the floor), the seed sample and the
+ * Docker-like sample compiled by secbpf, and the same
+ * Docker-like policy built with libseccomp (linear, and as a binary tree
+ * with SCMP_FLTATR_CTL_OPTIMIZE=2). Also the filters' sizes, how many
+ * syscalls each puts in the kernel's constant-allow cache, and a check by
+ * simulation that the secbpf and libseccomp filters decide alike.
+ *
+ * usage: bench_syscall SEED.bpf.o DOCKER_LIKE.bpf.o [-n ITERS] [-r REPS] [-c CPU] [-F]
+ * Method and figures: bench/README.md.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "cbpf.h"
+#include "object.h"
+#include "policies/docker_like.h"
+
+#if !defined(__x86_64__)
+#error "bench_syscall measures the x86_64 Docker-like policy"
+#endif
+
+/* The kernel keeps a constant-allow bitmap for the native arch's numbers
+ * below SECCOMP_ARCH_NATIVE_NR (x86_64's __NR_syscalls); 512 covers it. */
+#define CACHE_NR_LIMIT 512
+
+/* A filter as installed: its name and its cBPF (malloc'ed). */
+struct filter {
+	const char *name;
+	struct sock_filter *insns;
+	size_t len;
+};
+
+enum { CFG_NONE, CFG_FLOOR, CFG_SEED, CFG_SECBPF, CFG_LSC, CFG_LSC_TREE, CFG_COUNT };
+
+/* The syscalls timed, each one call of the loop. */
+struct probe {
+	const char *name;
+	const char *what; /* what the Docker-like policy does with it */
+	long nr, a0, a1, a2;
+};
+
+static const struct probe probes[] = {
+	{ "getpid()", "allowed, cached", __NR_getpid, 0, 0, 0 },
+	{ "read(-1, 0, 0)", "allowed, last in libseccomp's linear order", __NR_read, -1, 0, 0 },
+	{ "personality(0xffffffff)", "argument rule, allowed", __NR_personality, 0xffffffff, 0, 0 },
+	{ "close(999)", "allowed (the seed sample: argument rule, denied)", __NR_close, 999, 0, 0 },
+	{ "unshare(0)", "denied, ERRNO(EPERM)", __NR_unshare, 0, 0, 0 },
+};
+#define NPROBES (sizeof(probes) / sizeof(probes[0]))
+
+static const char *const cfg_names[CFG_COUNT] = {
+	"no filter",
+	"RET ALLOW (the floor)",
+	"seed (secbpf)",
+	"docker-like (secbpf)",
+	"docker-like (libseccomp)",
+	"docker-like (libseccomp tree)",
+};
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "bench_syscall: %s: %s\n", what, why);
+	exit(1);
+}
+
+/* The syscall instruction itself: no libc wrapper, no errno store. */
+static inline long raw_syscall3(long nr, long a0, long a1, long a2)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a0), "S"(a1), "d"(a2)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall, no filter */
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Compile the one program of the object at path with secbpf. */
+static struct filter secbpf_filter(const char *name, const char *path)
+{
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_prog prog = { 0 };
+	struct object_prog *p;
+	struct object *obj;
+	struct filter f = { .name = name };
+
+	obj = object_open_file(path, &err);
+	if (!obj)
+		die(path, err.msg);
+	p = object_find_prog(obj, NULL, &err);
+	if (!p)
+		die(path, err.msg);
+	if (cbpf_compile(obj, p, &opts, &prog, &err))
+		die(path, err.msg);
+	if (prog.needs_supervisor)
+		die(path, "the compiled filter needs the supervisor; this benchmark times "
+			  "in-kernel filters only");
+	f.insns = prog.insns; /* ownership moves to f */
+	f.len = prog.len;
+	object_free(obj);
+	return f;
+}
+
+/* The Docker-like policy built with libseccomp and exported as cBPF. */
+static struct filter libseccomp_filter(const char *name, int optimize)
+{
+	struct filter f = { .name = name };
+	scmp_filter_ctx ctx;
+	off_t size;
+	int fd, rc;
+
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	if (!ctx)
+		die(name, "seccomp_init failed");
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (!rc && optimize)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, optimize);
+	if (!rc)
+		rc = docker_like_seccomp_rules(ctx);
+	if (rc)
+		die(name, strerror(-rc));
+	/* libseccomp 2.5 exports to an fd only (seccomp_export_bpf_mem is 2.6). */
+	fd = memfd_create("bench_syscall", MFD_CLOEXEC);
+	if (fd < 0)
+		die("memfd_create", strerror(errno));
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc)
+		die(name, strerror(-rc));
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % sizeof(struct sock_filter))
+		die(name, "odd size of the exported filter");
+	f.len = (size_t)size / sizeof(struct sock_filter);
+	f.insns = malloc((size_t)size);
+	if (!f.insns || pread(fd, f.insns, (size_t)size, 0) != size)
+		die(name, "cannot read the exported filter back");
+	close(fd);
+	seccomp_release(ctx);
+	return f;
+}
+
+/*
+ * The kernel's seccomp_is_const_allow(): emulate the filter for nr on the
+ * native arch with only the instructions the kernel can emulate; true if it
+ * reaches RET ALLOW without reading anything but nr and arch.
+ */
+static int const_allow(const struct filter *f, uint32_t nr)
+{
+	uint32_t a = 0;
+	size_t pc;
+
+	for (pc = 0; pc < f->len; pc++) {
+		const struct sock_filter *i = &f->insns[pc];
+		int taken;
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (i->k == offsetof(struct seccomp_data, nr))
+				a = nr;
+			else if (i->k == offsetof(struct seccomp_data, arch))
+				a = AUDIT_ARCH_X86_64;
+			else
+				return 0;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k == SECCOMP_RET_ALLOW;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+		case BPF_JMP | BPF_JGE | BPF_K:
+		case BPF_JMP | BPF_JGT | BPF_K:
+		case BPF_JMP | BPF_JSET | BPF_K:
+			switch (BPF_OP(i->code)) {
+			case BPF_JEQ:
+				taken = a == i->k;
+				break;
+			case BPF_JGE:
+				taken = a >= i->k;
+				break;
+			case BPF_JGT:
+				taken = a > i->k;
+				break;
+			default:
+				taken = (a & i->k) != 0;
+				break;
+			}
+			pc += taken ? i->jt : i->jf;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static unsigned cached_count(const struct filter *f)
+{
+	unsigned n = 0;
+	uint32_t nr;
+
+	for (nr = 0; nr < CACHE_NR_LIMIT; nr++)
+		n += const_allow(f, nr);
+	return n;
+}
+
+/*
+ * How many instructions the kernel executes for sd: the filter run as in
+ * cbpf_sim_run(), counting steps (for the table; the decisions themselves
+ * come from cbpf_sim_run). Handles the instructions seccomp accepts.
+ */
+static unsigned path_length(const struct filter *f, const struct seccomp_data *sd)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+	unsigned steps = 0;
+	size_t pc = 0;
+
+	while (pc < f->len) {
+		const struct sock_filter *i = &f->insns[pc++];
+		uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+		int taken;
+
+		steps++;
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+			if (BPF_MODE(i->code) == BPF_ABS)
+				memcpy(&a, (const char *)sd + i->k, 4);
+			else if (BPF_MODE(i->code) == BPF_IMM)
+				a = i->k;
+			else if (BPF_MODE(i->code) == BPF_MEM)
+				a = mem[i->k];
+			else
+				a = sizeof(*sd); /* BPF_LEN */
+			break;
+		case BPF_LDX:
+			x = BPF_MODE(i->code) == BPF_MEM   ? mem[i->k]
+			    : BPF_MODE(i->code) == BPF_IMM ? i->k
+							   : sizeof(*sd);
+			break;
+		case BPF_ST:
+			mem[i->k] = a;
+			break;
+		case BPF_STX:
+			mem[i->k] = x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(i->code)) {
+			case BPF_ADD:
+				a += src;
+				break;
+			case BPF_SUB:
+				a -= src;
+				break;
+			case BPF_MUL:
+				a *= src;
+				break;
+			case BPF_DIV:
+				if (!src)
+					return steps;
+				a /= src;
+				break;
+			case BPF_AND:
+				a &= src;
+				break;
+			case BPF_OR:
+				a |= src;
+				break;
+			case BPF_XOR:
+				a ^= src;
+				break;
+			case BPF_LSH:
+				a = src < 32 ? a << src : 0;
+				break;
+			case BPF_RSH:
+				a = src < 32 ? a >> src : 0;
+				break;
+			case BPF_NEG:
+				a = -a;
+				break;
+			}
+			break;
+		case BPF_JMP:
+			if (BPF_OP(i->code) == BPF_JA) {
+				pc += i->k;
+				break;
+			}
+			switch (BPF_OP(i->code)) {
+			case BPF_JEQ:
+				taken = a == src;
+				break;
+			case BPF_JGT:
+				taken = a > src;
+				break;
+			case BPF_JGE:
+				taken = a >= src;
+				break;
+			default:
+				taken = (a & src) != 0;
+				break;
+			}
+			pc += taken ? i->jt : i->jf;
+			break;
+		case BPF_RET:
+			return steps;
+		case BPF_MISC:
+			if (BPF_MISCOP(i->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		}
+	}
+	return steps;
+}
+
+/* --- Equivalence by simulation ------------------------------------------ */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: reproducible argument values. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+struct equiv {
+	unsigned inputs, mismatches;
+};
+
+static void equiv_one(struct equiv *e, const struct filter *ref, const struct filter *f,
+		      uint32_t arch, uint32_t nr, const uint64_t args[6])
+{
+	struct seccomp_data sd = { .nr = (int)nr, .arch = arch };
+	uint32_t want, got;
+
+	memcpy(sd.args, args, sizeof(sd.args));
+	want = cbpf_sim_run(ref->insns, ref->len, &sd);
+	got = cbpf_sim_run(f->insns, f->len, &sd);
+	e->inputs++;
+	if (want == got)
+		return;
+	if (e->mismatches++ < 10)
+		fprintf(stderr,
+			"  mismatch: arch %#x nr %d args %#llx %#llx %#llx: %s %#x, %s %#x\n", arch,
+			(int)nr, (unsigned long long)args[0], (unsigned long long)args[1],
+			(unsigned long long)args[2], ref->name, want, f->name, got);
+}
+
+/*
+ * Compare f with ref on: every nr 0..511 with zero and with random
+ * arguments; nr -1, x32 and other large numbers; foreign arches; and the
+ * argument rules' edges (personas, each clone flag bit, socket families
+ * 0..64 with and without NETLINK_AUDIT, upper halves set).
+ */
+static struct equiv compare_filters(const struct filter *ref, const struct filter *f)
+{
+	static const uint64_t personas[] = {
+		0,	8,	 0x20000,  0x20008,	   0xffffffff,	   1,
+		9,	0x40000, 0x400000, 0x100000000ull, 0x1ffffffffull, 0xffffffffffffffffull,
+		0x20001
+	};
+	static const uint32_t big_nrs[] = { 0xffffffff, 0xfffffffe, 0x40000000, 0x40000027,
+					    0x4000003f, 0x7fffffff, 0x80000000, 0x3fffffff };
+	static const uint32_t arches[] = { AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64, 0, 0x4000003e };
+	struct equiv e = { 0 };
+	uint64_t args[6] = { 0 };
+	uint32_t nr;
+	size_t i, j;
+	int r, b;
+
+	for (nr = 0; nr < CACHE_NR_LIMIT; nr++) {
+		memset(args, 0, sizeof(args));
+		equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, nr, args);
+		for (r = 0; r < 8; r++) {
+			for (j = 0; j < 6; j++)
+				args[j] = rng() >> (rng() & 63); /* all magnitudes */
+			equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, nr, args);
+		}
+	}
+	memset(args, 0, sizeof(args));
+	for (i = 0; i < sizeof(big_nrs) / sizeof(big_nrs[0]); i++)
+		equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, big_nrs[i], args);
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		for (nr = 0; nr < 64; nr++)
+			equiv_one(&e, ref, f, arches[i], nr, args);
+	for (i = 0; i < sizeof(personas) / sizeof(personas[0]); i++) {
+		args[0] = personas[i];
+		equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, __NR_personality, args);
+	}
+	for (b = 0; b < 64; b++) {
+		args[0] = 1ull << b;
+		equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, __NR_clone, args);
+		args[0] |= 0x11;
+		equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, __NR_clone, args);
+	}
+	for (args[0] = 0; args[0] <= 64; args[0]++) {
+		static const uint64_t protos[] = { 0, 9, 0x100000009ull, 15 };
+
+		for (j = 0; j < sizeof(protos) / sizeof(protos[0]); j++) {
+			args[2] = protos[j];
+			equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, __NR_socket, args);
+			args[0] |= 1ull << 32;
+			equiv_one(&e, ref, f, AUDIT_ARCH_X86_64, __NR_socket, args);
+			args[0] &= 0xffffffff;
+		}
+	}
+	return e;
+}
+
+/* --- Timing --------------------------------------------------------------- */
+
+struct sample {
+	double ns[NPROBES];
+	long ret[NPROBES]; /* what the last call returned */
+};
+
+/* Measure at SCHED_FIFO priority 1 (-F: off): other tasks on the CPU
+ * cannot preempt a timing, only interrupts can. */
+static int use_fifo = 1;
+
+/* In a child: install f (if any) and time every probe, iters calls each. */
+static void measure_child(const struct filter *f, long iters, int out_fd)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct secbpf_err err = { { 0 } };
+	struct sample s;
+	size_t p;
+	long i;
+
+	if (use_fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler(SCHED_FIFO) (run as root, or pass -F)", strerror(errno));
+	if (f) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			die("prctl(PR_SET_NO_NEW_PRIVS)", strerror(errno));
+		if (attach_cbpf(f->insns, f->len, 0, &err) < 0)
+			die(f->name, err.msg);
+	}
+	for (p = 0; p < NPROBES; p++) {
+		const struct probe *q = &probes[p];
+		double t0, t1;
+
+		for (i = 0; i < iters / 10 + 1000; i++) /* warm up */
+			raw_syscall3(q->nr, q->a0, q->a1, q->a2);
+		t0 = now_ns();
+		for (i = 0; i < iters; i++)
+			raw_syscall3(q->nr, q->a0, q->a1, q->a2);
+		t1 = now_ns();
+		s.ns[p] = (t1 - t0) / (double)iters;
+		s.ret[p] = raw_syscall3(q->nr, q->a0, q->a1, q->a2);
+	}
+	if (write(out_fd, &s, sizeof(s)) != sizeof(s))
+		_exit(1);
+	_exit(0);
+}
+
+static struct sample measure(const struct filter *f, long iters)
+{
+	struct sample s;
+	int fds[2], st;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork", strerror(errno));
+	if (pid == 0) {
+		close(fds[0]);
+		measure_child(f, iters, fds[1]);
+	}
+	close(fds[1]);
+	if (read(fds[0], &s, sizeof(s)) != sizeof(s))
+		die(f ? f->name : "no filter", "the measuring child failed");
+	close(fds[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die(f ? f->name : "no filter", "the measuring child failed");
+	return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static const char *ret_name(long r)
+{
+	static char buf[32];
+
+	if (r >= 0)
+		return "ok";
+	switch (-r) {
+	case EPERM:
+		return "EPERM";
+	case EBADF:
+		return "EBADF";
+	case EINVAL:
+		return "EINVAL";
+	default:
+		snprintf(buf, sizeof(buf), "errno %ld", -r);
+		return buf;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_syscall SEED.bpf.o DOCKER_LIKE.bpf.o [-n ITERS] [-r REPS] "
+			"[-c CPU] [-F]\n"
+			"  -n ITERS  calls per timing (default 20000)\n"
+			"  -r REPS   rounds; the median is reported (default 31, at most 101)\n"
+			"  -c CPU    the CPU to pin to (default: the last one allowed)\n"
+			"  -F        do not raise the measuring children to SCHED_FIFO\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct filter filters[CFG_COUNT] = { { 0 } };
+	const struct filter *installed[CFG_COUNT];
+	long iters = 20000;
+	int reps = 31, cpu = -1, opt, r, c;
+	const char *seed_path, *docker_path;
+	static double ns[CFG_COUNT][NPROBES][101];
+	long rets[CFG_COUNT][NPROBES];
+	double med[CFG_COUNT][NPROBES], delta[CFG_COUNT][NPROBES], ratio[CFG_COUNT][NPROBES];
+	struct equiv e_lin, e_tree;
+	cpu_set_t set;
+	size_t p;
+
+	while ((opt = getopt(argc, argv, "n:r:c:Fh")) != -1) {
+		switch (opt) {
+		case 'F':
+			use_fifo = 0;
+			break;
+		case 'n':
+			iters = atol(optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (argc - optind != 2 || iters <= 0 || reps <= 0 || reps > 101)
+		usage();
+	seed_path = argv[optind];
+	docker_path = argv[optind + 1];
+
+	/* The cheapest filter there is: what any filter costs (seccomp's
+	 * syscall entry work and the cache lookup). */
+	filters[CFG_FLOOR].name = "RET ALLOW (the floor)";
+	filters[CFG_FLOOR].len = 1;
+	filters[CFG_FLOOR].insns = calloc(1, sizeof(struct sock_filter));
+	if (!filters[CFG_FLOOR].insns)
+		die("calloc", strerror(errno));
+	filters[CFG_FLOOR].insns[0] =
+		(struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	filters[CFG_SEED] = secbpf_filter("seed (secbpf)", seed_path);
+	filters[CFG_SECBPF] = secbpf_filter("docker-like (secbpf)", docker_path);
+	filters[CFG_LSC] = libseccomp_filter("docker-like (libseccomp)", 0);
+	filters[CFG_LSC_TREE] = libseccomp_filter("docker-like (libseccomp tree)", 2);
+	for (c = 0; c < CFG_COUNT; c++)
+		installed[c] = c == CFG_NONE ? NULL : &filters[c];
+	for (c = 1; c < CFG_COUNT; c++) {
+		struct secbpf_err err = { { 0 } };
+
+		if (cbpf_check(filters[c].insns, filters[c].len, &err))
+			die(filters[c].name, err.msg);
+	}
+
+	/* Same policy? Simulate both on the same inputs. */
+	e_lin = compare_filters(&filters[CFG_SECBPF], &filters[CFG_LSC]);
+	e_tree = compare_filters(&filters[CFG_SECBPF], &filters[CFG_LSC_TREE]);
+	printf("equivalence (cbpf_sim_run, secbpf vs libseccomp): %u inputs, "
+	       "%u mismatches (linear), %u mismatches (tree)\n\n",
+	       e_lin.inputs, e_lin.mismatches, e_tree.mismatches);
+
+	printf("%-30s %8s %16s\n", "filter", "insns", "cached allows");
+	for (c = 1; c < CFG_COUNT; c++)
+		printf("%-30s %8zu %16u\n", filters[c].name, filters[c].len,
+		       cached_count(&filters[c]));
+	printf("(cached allows: numbers 0..%d the kernel's constant-allow bitmap takes)\n\n",
+	       CACHE_NR_LIMIT - 1);
+
+	/* One CPU, then rounds: each round times every configuration once in
+	 * a fresh child, so drifts (frequency, noise) spread over all. */
+	if (cpu < 0) {
+		if (sched_getaffinity(0, sizeof(set), &set))
+			die("sched_getaffinity", strerror(errno));
+		for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
+			;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity", strerror(errno));
+	printf("CPU %d%s, %ld calls per timing, median of %d rounds\n\n", cpu,
+	       use_fifo ? " at SCHED_FIFO" : "", iters, reps);
+	for (r = 0; r < reps; r++) {
+		for (c = 0; c < CFG_COUNT; c++) {
+			struct sample s = measure(installed[c], iters);
+
+			for (p = 0; p < NPROBES; p++) {
+				ns[c][p][r] = s.ns[p];
+				rets[c][p] = s.ret[p];
+			}
+		}
+	}
+	/* Per cell: the median time, and the medians over rounds of the
+	 * difference and the ratio to no filter in the same round (paired:
+	 * less noisy than comparing medians). Also the instructions the
+	 * filter executes for that call. */
+	for (c = 0; c < CFG_COUNT; c++) {
+		for (p = 0; p < NPROBES; p++) {
+			double d[101], q[101];
+
+			for (r = 0; r < reps; r++) {
+				d[r] = ns[c][p][r] - ns[CFG_NONE][p][r];
+				q[r] = ns[c][p][r] / ns[CFG_NONE][p][r];
+			}
+			delta[c][p] = median(d, reps);
+			ratio[c][p] = median(q, reps);
+		}
+	}
+	for (c = 0; c < CFG_COUNT; c++)
+		for (p = 0; p < NPROBES; p++)
+			med[c][p] = median(ns[c][p], reps);
+
+	printf("%-30s %9s %9s %6s %6s  %s\n", "", "ns/call", "added ns", "ratio", "insns",
+	       "result");
+	for (p = 0; p < NPROBES; p++) {
+		const struct probe *q = &probes[p];
+		struct seccomp_data sd = { .nr = (int)q->nr,
+					   .arch = AUDIT_ARCH_X86_64,
+					   .args = { (uint64_t)q->a0, (uint64_t)q->a1,
+						     (uint64_t)q->a2 } };
+
+		printf("%s: %s\n", q->name, q->what);
+		for (c = 0; c < CFG_COUNT; c++) {
+			char steps[16] = "-";
+
+			if (c != CFG_NONE)
+				snprintf(steps, sizeof(steps), "%u", path_length(&filters[c], &sd));
+			printf("  %-28s %9.1f %+9.1f %6.2f %6s  %s\n", cfg_names[c], med[c][p],
+			       delta[c][p], ratio[c][p], steps, ret_name(rets[c][p]));
+		}
+	}
+
+	for (c = 1; c < CFG_COUNT; c++)
+		free(filters[c].insns);
+	if (e_lin.mismatches || e_tree.mismatches) {
+		fprintf(stderr, "bench_syscall: the libseccomp policy differs from the sample\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A rate limiter: each process may make `limited_nr` (clone by default, a
+ * fork bomb's syscall) at most `burst` times in a row and then `per_second`
+ * times a second; beyond that it fails with EAGAIN, as fork does when a
+ * limit is hit. A token bucket per process, keyed by its TGID, refilled from
+ * bpf_ktime_get_ns. Shows helpers and a hash map together. Tokens are
+ * counted in nanoseconds of credit so that no division is needed.
+ */
+#include <secbpf/filter.h>
+
+const volatile __u32 limited_nr = __NR_clone;
+const volatile __u64 per_second = 10;
+const volatile __u64 burst = 20;
+
+struct bucket {
+	__u64 credit_ns;	/* tokens * (1e9 / per_second) */
+	__u64 last_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct bucket);
+} buckets SEC(".maps");
+
+SEC("seccomp")
+int rate_limit(struct seccomp_data *ctx)
+{
+	__u64 now, cost, cap, credit;
+	struct bucket *b, fresh;
+	__u32 tgid;
+
+	if (ctx->nr != limited_nr || per_second == 0)
+		return SECCOMP_RET_ALLOW;
+	now = bpf_ktime_get_ns();
+	cost = 1000000000ull / per_second;
+	cap = cost * burst;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	b = bpf_map_lookup_elem(&buckets, &tgid);
+	if (!b) {
+		fresh.credit_ns = cap - cost;	/* this call spends one */
+		fresh.last_ns = now;
+		if (bpf_map_update_elem(&buckets, &tgid, &fresh, BPF_ANY))
+			return SECCOMP_RET_ERRNO | EAGAIN;	/* map full: fail closed */
+		return SECCOMP_RET_ALLOW;
+	}
+	/* Threads of one process race here; the supervisor serializes
+	 * nothing, so the bucket is approximate under contention. */
+	credit = b->credit_ns + (now - b->last_ns);
+	if (credit > cap)
+		credit = cap;
+	b->last_ns = now;
+	if (credit < cost) {
+		b->credit_ns = credit;
+		return SECCOMP_RET_ERRNO | EAGAIN;
+	}
+	b->credit_ns = credit - cost;
+	return SECCOMP_RET_ALLOW;
+}
+
+char _license[] SEC("license") = "GPL";
