@@ -172,6 +172,8 @@ Test(cli, help_everywhere)
 	cr_expect(strstr(out, "usage: secbpf compile"), "%s", out);
 	cr_expect_eq(secbpf("run --help"), 0);
 	cr_expect(strstr(out, "usage: secbpf run"), "%s", out);
+	cr_expect_eq(secbpf("verify --help"), 0);
+	cr_expect(strstr(out, "usage: secbpf verify"), "%s", out);
 	cr_expect_eq(secbpf("test --help"), 0);
 	cr_expect(strstr(out, "usage: secbpf test"), "%s", out);
 }
@@ -207,4 +209,23 @@ Test(cli, dis_cbpf_shows_the_compiled_filter)
 	cr_assert_eq(secbpf("dis --cbpf " SEED), 0, "%s", out);
 	cr_expect(strstr(out, "instructions"), "%s", out);
 	cr_expect(strstr(out, "jeq #0xc000003e"), "%s", out);
+}
+
+Test(cli, verify_exit_codes_and_reasons)
+{
+	cr_expect_eq(secbpf("verify " SEED), 0, "%s", out);
+	cr_expect(strstr(out, "bpf_prog1: accepted"), "%s", out);
+	cr_expect_eq(secbpf("verify --strict --tier restricted " SEED), 0, "%s", out);
+	/* A helper call is more than the restricted tier allows: rejected
+	 * with the helper's name and the C line. */
+	cr_expect_eq(secbpf("verify --tier restricted %s", src("tests/cbpf/helper.bpf.c")), 1,
+		     "%s", out);
+	cr_expect(strstr(out, "helper.bpf.c:"), "%s", out);
+	cr_expect(strstr(out, "bpf_get_current_uid_gid"), "%s", out);
+	cr_expect(strstr(out, "restricted tier"), "%s", out);
+	cr_expect_eq(secbpf("verify --tier nosuch " SEED), 2);
+	cr_expect_eq(secbpf("verify /nonexistent.o"), 2);
+	cr_expect_eq(secbpf("verify"), 2);
+	cr_expect_eq(secbpf("verify -v " SEED), 0, "%s", out);
+	cr_expect(strstr(out, "r2 = *(u32 *)(r1 +4)"), "verbose log: %s", out);
 }

@@ -61,10 +61,19 @@ int cli_compile_target(struct cli_target *t, struct cbpf_prog *out);
 /* Print a compiled filter as `secbpf compile --format asm` does. */
 void cli_print_cbpf(FILE *f, const struct cbpf_prog *p);
 
+/*
+ * Verify a loaded target for the requested tier as capped by the system
+ * policy; prints the reason on rejection. Returns 0 (accepted),
+ * EXIT_REJECTED or EXIT_USAGE (the policy could not be read). verbose_log
+ * receives the full verifier log when not NULL.
+ */
+int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FILE *verbose_log);
+
 int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

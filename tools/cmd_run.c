@@ -20,6 +20,7 @@
 
 #include "attach.h"
 #include "cli.h"
+#include "verifier.h"
 
 extern char **environ;
 
@@ -439,6 +440,10 @@ int cmd_run(int argc, char **argv)
 	if (cli_apply_sets(s.targets, s.ntargets, s.sets, s.nsets))
 		goto out;
 	for (i = 0; i < nspecs; i++) {
+		/* As in the kernel, nothing runs that the verifier rejects. The
+		 * tier asked for is the highest; the system policy caps it. */
+		if (cli_verify_target(&s.targets[i], SECBPF_TIER_PRIVILEGED, false, NULL))
+			goto out;
 		if (attach_prepare(s.targets[i].obj, s.targets[i].prog, 0, &s.compiled[i], &err)) {
 			cli_error(specs[i], "%s", err.msg);
 			goto out;

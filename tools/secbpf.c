@@ -19,6 +19,7 @@ static const struct command {
 	{ "dis", cmd_dis, "disassemble a filter (eBPF, or the compiled cBPF)" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
+	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
 };
 
 static void usage(FILE *f)

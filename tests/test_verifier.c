@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests for lib/verifier*.c and lib/policy.c: every program of the corpus in
+ * tests/verifier/ (assembly and C, each stating its expected verdict), plus
+ * unit tests of scalar tracking, facts, messages and the loading policy.
+ *
+ * Corpus files start with directives in comments ('#' in .s, '//' in .c):
+ *   expect: accept | reject <text the error message must contain>
+ *   tier: restricted | unprivileged | privileged   (default unprivileged)
+ *   strict: yes
+ *   map: NAME TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [btf|data|rodata|bss]
+ *   init: MAP_INDEX HEXBYTES...       (initial bytes of a data map)
+ *   prog: NAME                        (.bpf.c: which program)
+ * Assembly has pseudo instructions for what the common syntax cannot say:
+ *   ldmap %rN, IDX            ld_imm64 BPF_PSEUDO_MAP_FD of map IDX
+ *   ldmapval %rN, IDX, OFF    ld_imm64 BPF_PSEUDO_MAP_VALUE
+ *   ldfunc %rN, LABEL         ld_imm64 BPF_PSEUDO_FUNC of a function
+ *   raw CODE DST SRC OFF IMM  one raw instruction (for malformed encodings)
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "object.h"
+#include "policy.h"
+#include "verifier.h"
+
+#define MAGIC_MAP 0x5ecb9001
+#define MAGIC_MAPVAL 0x5ecb9002
+#define MAGIC_FUNC 0x5ecb9004
+#define MAGIC_RAW 0x5ecb9005
+#define MAX_MAPS 8
+#define MAX_RAW 16
+
+struct corpus_case {
+	char path[512];
+	char name[128];
+};
+
+struct case_spec {
+	bool expect_accept;
+	char reason[256];
+	enum secbpf_tier tier;
+	bool strict;
+	char prog[64];
+	struct object_map maps[MAX_MAPS];
+	char map_names[MAX_MAPS][32];
+	uint8_t init[MAX_MAPS][256];
+	bool has_init[MAX_MAPS];
+	uint32_t nmaps;
+	struct bpf_insn raw[MAX_RAW];
+	uint32_t nraw;
+};
+
+static const char *source_dir(void)
+{
+	const char *d = getenv("SECBPF_SOURCE_DIR");
+
+	return d ? d : ".";
+}
+
+static int cmp_case(const void *a, const void *b)
+{
+	return strcmp(((const struct corpus_case *)a)->name, ((const struct corpus_case *)b)->name);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+ParameterizedTestParameters(verifier, corpus)
+{
+	char dir[512];
+	struct corpus_case *cases;
+	struct dirent *de;
+	size_t n = 0, cap = 512;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.280s/tests/verifier", source_dir());
+	cases = cr_malloc(cap * sizeof(*cases));
+	d = opendir(dir);
+	if (!d || !cases)
+		return cr_make_param_array(struct corpus_case, cases, 0);
+	while ((de = readdir(d)) && n < cap) {
+		if (!has_suffix(de->d_name, ".s") && !has_suffix(de->d_name, ".bpf.c"))
+			continue;
+		memset(&cases[n], 0, sizeof(cases[n]));
+		snprintf(cases[n].path, sizeof(cases[n].path), "%.300s/%.200s", dir, de->d_name);
+		snprintf(cases[n].name, sizeof(cases[n].name), "%.120s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	qsort(cases, n, sizeof(*cases), cmp_case);
+	return cr_make_param_array(struct corpus_case, cases, n);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static uint32_t map_type_of(const char *s)
+{
+	static const struct {
+		const char *name;
+		uint32_t type;
+	} types[] = {
+		{ "hash", BPF_MAP_TYPE_HASH },
+		{ "array", BPF_MAP_TYPE_ARRAY },
+		{ "percpu_array", BPF_MAP_TYPE_PERCPU_ARRAY },
+		{ "lru_hash", BPF_MAP_TYPE_LRU_HASH },
+		{ "queue", BPF_MAP_TYPE_QUEUE },
+		{ "stack", BPF_MAP_TYPE_STACK },
+		{ "ringbuf", BPF_MAP_TYPE_RINGBUF },
+		{ "task_storage", BPF_MAP_TYPE_TASK_STORAGE },
+		{ "prog_array", BPF_MAP_TYPE_PROG_ARRAY },
+		{ "perf_event_array", BPF_MAP_TYPE_PERF_EVENT_ARRAY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(types[i].name, s))
+			return types[i].type;
+	cr_assert_fail("unknown map type %s", s);
+	return 0;
+}
+
+/* Read the directives of a corpus file (comment lines with "key: value"). */
+static void parse_directives(const char *text, struct case_spec *spec)
+{
+	const char *line = text;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->tier = SECBPF_TIER_UNPRIVILEGED;
+	spec->expect_accept = true;
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		char buf[512], *p;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		line = end ? end + 1 : NULL;
+		p = buf;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#')
+			p++;
+		else if (p[0] == '/' && p[1] == '/')
+			p += 2;
+		else
+			continue;
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "expect: accept", 14)) {
+			spec->expect_accept = true;
+		} else if (!strncmp(p, "expect: reject ", 15)) {
+			spec->expect_accept = false;
+			snprintf(spec->reason, sizeof(spec->reason), "%s", p + 15);
+		} else if (!strncmp(p, "tier: ", 6)) {
+			cr_assert_eq(secbpf_tier_parse(p + 6, &spec->tier), 0);
+		} else if (!strncmp(p, "strict: yes", 11)) {
+			spec->strict = true;
+		} else if (!strncmp(p, "prog: ", 6)) {
+			snprintf(spec->prog, sizeof(spec->prog), "%s", p + 6);
+		} else if (!strncmp(p, "map: ", 5)) {
+			struct object_map *m = &spec->maps[spec->nmaps];
+			char name[32], type[32], kind[16] = "btf";
+			unsigned k, v, e;
+
+			cr_assert_lt(spec->nmaps, MAX_MAPS);
+			cr_assert_geq(sscanf(p + 5, "%31s %31s %u %u %u %15s", name, type, &k, &v,
+					     &e, kind),
+				      5, "bad map: %s", p);
+			snprintf(spec->map_names[spec->nmaps], 32, "%s", name);
+			m->name = spec->map_names[spec->nmaps];
+			m->type = map_type_of(type);
+			m->key_size = k;
+			m->value_size = v;
+			m->max_entries = e;
+			m->kind = !strcmp(kind, "data")	    ? OBJECT_MAP_DATA
+				  : !strcmp(kind, "rodata") ? OBJECT_MAP_RODATA
+				  : !strcmp(kind, "bss")    ? OBJECT_MAP_BSS
+							    : OBJECT_MAP_BTF;
+			spec->nmaps++;
+		} else if (!strncmp(p, "init: ", 6)) {
+			char *q = p + 6;
+			unsigned idx = (unsigned)strtoul(q, &q, 0), n = 0;
+
+			cr_assert_lt(idx, MAX_MAPS);
+			while (*q && n < 256) {
+				char *next;
+				unsigned long b = strtoul(q, &next, 16);
+
+				if (next == q)
+					break;
+				spec->init[idx][n++] = (uint8_t)b;
+				q = next;
+			}
+			spec->has_init[idx] = true;
+		}
+	}
+	for (uint32_t i = 0; i < spec->nmaps; i++)
+		if (spec->has_init[i])
+			spec->maps[i].init_data = spec->init[i];
+}
+
+/* Turn the pseudo instructions into common syntax with magic markers. */
+static char *preprocess_asm(const char *text, struct case_spec *spec)
+{
+	size_t cap = strlen(text) * 2 + 1024, n = 0;
+	char *out = malloc(cap);
+	const char *line = text;
+
+	cr_assert_not_null(out);
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[512], label[128];
+		unsigned r, a, b;
+		int code, dst, src, off;
+		long long imm;
+		char *p;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		line = end ? end + 1 : NULL;
+		p = buf;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (sscanf(p, "ldmap %%r%u, %u", &r, &a) == 2)
+			n += snprintf(out + n, cap - n, "lddw %%r%u, 0x%08x%08x\n", r, MAGIC_MAP,
+				      a);
+		else if (sscanf(p, "ldmapval %%r%u, %u, %u", &r, &a, &b) == 3)
+			n += snprintf(out + n, cap - n, "lddw %%r%u, 0x%08x%08x\n", r, MAGIC_MAPVAL,
+				      (a << 16) | b);
+		else if (sscanf(p, "ldfunc %%r%u, %127s", &r, label) == 2)
+			n += snprintf(out + n, cap - n, "call local %s\nmov %%r%u, 0x%x\n", label,
+				      r, MAGIC_FUNC);
+		else if (sscanf(p, "raw %i %i %i %i %lli", &code, &dst, &src, &off, &imm) == 5) {
+			cr_assert_lt(spec->nraw, MAX_RAW);
+			spec->raw[spec->nraw++] = (struct bpf_insn){ .code = (uint8_t)code,
+								     .dst_reg = (uint8_t)dst,
+								     .src_reg = (uint8_t)src,
+								     .off = (int16_t)off,
+								     .imm = (int32_t)imm };
+			n += snprintf(out + n, cap - n, "mov %%r0, 0x%x\n", MAGIC_RAW);
+		} else
+			n += snprintf(out + n, cap - n, "%s\n", buf);
+	}
+	return out;
+}
+
+static void postprocess_asm(struct bpf_insn *in, size_t cnt, const struct case_spec *spec)
+{
+	uint32_t raw = 0;
+	size_t i;
+
+	for (i = 0; i < cnt; i++) {
+		if (insn_is_ld_imm64(&in[i]) && i + 1 < cnt) {
+			uint32_t lo = (uint32_t)in[i].imm;
+
+			if ((uint32_t)in[i + 1].imm == MAGIC_MAP) {
+				in[i].src_reg = BPF_PSEUDO_MAP_FD;
+				in[i].imm = (int32_t)lo;
+				in[i + 1].imm = 0;
+			} else if ((uint32_t)in[i + 1].imm == MAGIC_MAPVAL) {
+				in[i].src_reg = BPF_PSEUDO_MAP_VALUE;
+				in[i].imm = (int32_t)(lo >> 16);
+				in[i + 1].imm = (int32_t)(lo & 0xffff);
+			}
+			i++;
+			continue;
+		}
+		if (in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == BPF_PSEUDO_CALL &&
+		    i + 1 < cnt && in[i + 1].code == (BPF_ALU64 | BPF_MOV | BPF_K) &&
+		    in[i + 1].imm == MAGIC_FUNC) {
+			uint8_t dst = in[i + 1].dst_reg;
+			int32_t rel = in[i].imm;
+
+			in[i] = (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
+						   .dst_reg = dst,
+						   .src_reg = BPF_PSEUDO_FUNC,
+						   .imm = rel };
+			in[i + 1] = (struct bpf_insn){ 0 };
+			i++;
+			continue;
+		}
+		if (in[i].code == (BPF_ALU64 | BPF_MOV | BPF_K) && in[i].imm == MAGIC_RAW &&
+		    raw < spec->nraw)
+			in[i] = spec->raw[raw++];
+	}
+}
+
+static int verify_asm_text(const char *text, struct case_spec *spec, struct verifier_facts **facts,
+			   struct secbpf_err *err)
+{
+	struct object obj = { 0 };
+	struct object_prog prog = { 0 };
+	struct bpf_insn *insns = NULL;
+	struct verifier_opts opts = { .sz = sizeof(opts),
+				      .tier = spec->tier,
+				      .strict = spec->strict };
+	size_t cnt = 0;
+	char *src = preprocess_asm(text, spec);
+	int ret;
+
+	ret = insn_assemble(src, &insns, &cnt, err);
+	free(src);
+	cr_assert_eq(ret, 0, "assembly failed: %s", err->msg);
+	postprocess_asm(insns, cnt, spec);
+	obj.path = "corpus";
+	obj.maps = spec->maps;
+	obj.map_cnt = spec->nmaps;
+	prog.name = "asm";
+	prog.section = "seccomp";
+	prog.insns = insns;
+	prog.insn_cnt = (uint32_t)cnt;
+	prog.main_cnt = (uint32_t)cnt;
+	ret = verifier_check(&obj, &prog, &opts, facts, err);
+	free(insns);
+	return ret;
+}
+
+static int verify_c_file(const char *path, struct case_spec *spec, struct secbpf_err *err)
+{
+	char obj_path[] = "/tmp/secbpf-vtest-XXXXXX";
+	char cmd[2048];
+	const char *inc = getenv("SECBPF_INCLUDE_DIR");
+	struct verifier_opts opts = { .sz = sizeof(opts),
+				      .tier = spec->tier,
+				      .strict = spec->strict };
+	struct object_prog *prog;
+	struct object *obj;
+	int fd, ret;
+
+	fd = mkstemp(obj_path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ "
+		 "-I/usr/include/x86_64-linux-gnu -I%s%s -c '%s' -o '%s'",
+		 inc ? inc : source_dir(), inc ? "" : "/include", path, obj_path);
+	ret = system(cmd);
+	cr_assert_eq(ret, 0, "compiling %s failed", path);
+	obj = object_open_file(obj_path, err);
+	unlink(obj_path);
+	cr_assert_not_null(obj, "loading %s: %s", path, err->msg);
+	prog = object_find_prog(obj, spec->prog[0] ? spec->prog : NULL, err);
+	cr_assert_not_null(prog, "%s: %s", path, err->msg);
+	ret = verifier_check(obj, prog, &opts, NULL, err);
+	object_free(obj);
+	return ret;
+}
+
+ParameterizedTest(struct corpus_case *c, verifier, corpus)
+{
+	struct secbpf_err err = { { 0 } };
+	struct case_spec spec;
+	char *text = read_file(c->path);
+	int ret;
+
+	cr_assert_not_null(text, "cannot read %s", c->path);
+	parse_directives(text, &spec);
+	if (has_suffix(c->path, ".s"))
+		ret = verify_asm_text(text, &spec, NULL, &err);
+	else
+		ret = verify_c_file(c->path, &spec, &err);
+	free(text);
+	if (spec.expect_accept) {
+		cr_assert_eq(ret, 0, "%s: expected accept, got: %s", c->name, err.msg);
+	} else {
+		cr_assert_neq(ret, 0, "%s: expected reject (%s), but it was accepted", c->name,
+			      spec.reason);
+		cr_assert_not_null(strstr(err.msg, spec.reason),
+				   "%s: expected reason \"%s\", got: %s", c->name, spec.reason,
+				   err.msg);
+	}
+}
+
+/* ---- unit tests ---- */
+
+static int verify_inline(const char *text, enum secbpf_tier tier, struct verifier_facts **facts,
+			 struct secbpf_err *err)
+{
+	struct case_spec spec;
+
+	parse_directives(text, &spec);
+	spec.tier = tier;
+	return verify_asm_text(text, &spec, facts, err);
+}
+
+Test(verifier, facts_of_seed_like_program)
+{
+	struct secbpf_err err = { { 0 } };
+	struct verifier_facts *f = NULL;
+	int ret = verify_inline("ldxw %r2, [%r1+0]\n" /* 0 */
+				"mov %r0, 0\n"	      /* 1 */
+				"jgt %r2, 10, out\n"  /* 2 */
+				"mov %r0, %r2\n"      /* 3 */
+				"out:\n"
+				"exit\n", /* 4 */
+				SECBPF_TIER_RESTRICTED, &f, &err);
+
+	cr_assert_eq(ret, 0, "%s", err.msg);
+	cr_assert_not_null(f);
+	cr_assert_eq(f->insn_cnt, 5);
+	cr_assert(f->insns[3].flags & VERIFIER_INSN_REACHABLE);
+	cr_assert(f->insns[0].flags & VERIFIER_INSN_CTX_LOAD);
+	cr_assert_eq(f->insns[0].regs[1].type, VERIFIER_FACT_CTX);
+	/* at insn 3 the branch proved nr <= 10 */
+	cr_assert_eq(f->insns[3].regs[2].type, VERIFIER_FACT_SCALAR);
+	cr_assert_eq(f->insns[3].regs[2].umax, 10);
+	/* at insn 4 r0 is 0 or nr <= 10 */
+	cr_assert_eq(f->insns[4].regs[0].umax, 10);
+	cr_assert_eq(f->insns[4].regs[0].umin, 0);
+	cr_assert(!f->uses_helpers);
+	verifier_facts_free(f);
+}
+
+Test(verifier, facts_mark_helper_calls)
+{
+	struct secbpf_err err = { { 0 } };
+	struct verifier_facts *f = NULL;
+	int ret = verify_inline("call 14\nmov %r0, 0\nexit\n", SECBPF_TIER_UNPRIVILEGED, &f, &err);
+
+	cr_assert_eq(ret, 0, "%s", err.msg);
+	cr_assert(f->insns[0].flags & VERIFIER_INSN_HELPER_CALL);
+	cr_assert(f->insns[0].flags & VERIFIER_INSN_NEEDS_STATE);
+	cr_assert(f->uses_helpers);
+	verifier_facts_free(f);
+}
+
+Test(verifier, message_names_insn_disasm_and_state)
+{
+	struct secbpf_err err = { { 0 } };
+	int ret = verify_inline("ldxw %r0, [%r1+2]\nexit\n", SECBPF_TIER_UNPRIVILEGED, NULL, &err);
+
+	cr_assert_neq(ret, 0);
+	cr_assert_not_null(strstr(err.msg, "insn 0 ("), "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "misaligned"), "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "R1=ctx"), "%s", err.msg);
+}
+
+Test(verifier, verbose_log_lists_each_insn)
+{
+	struct secbpf_err err = { { 0 } };
+	struct case_spec spec;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *log = open_memstream(&buf, &len);
+	struct object obj = { 0 };
+	struct object_prog prog = { 0 };
+	struct bpf_insn *insns;
+	size_t cnt;
+	struct verifier_opts opts = {
+		.sz = sizeof(opts), .tier = SECBPF_TIER_UNPRIVILEGED, .verbose = true, .log = log
+	};
+
+	parse_directives("", &spec);
+	cr_assert_eq(
+		insn_assemble("mov %r0, 1\njeq %r0, 1, +1\nmov %r0, 2\nexit\n", &insns, &cnt, &err),
+		0);
+	prog.insns = insns;
+	prog.insn_cnt = (uint32_t)cnt;
+	prog.main_cnt = (uint32_t)cnt;
+	cr_assert_eq(verifier_check(&obj, &prog, &opts, NULL, &err), 0, "%s", err.msg);
+	fclose(log);
+	cr_assert_not_null(strstr(buf, "0: (b7)"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "R0=1"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "verified"), "%s", buf);
+	free(buf);
+	free(insns);
+}
+
+Test(verifier, complexity_limit_option)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object obj = { 0 };
+	struct object_prog prog = { 0 };
+	struct bpf_insn *insns;
+	size_t cnt;
+	struct verifier_opts opts = { .sz = sizeof(opts),
+				      .tier = SECBPF_TIER_UNPRIVILEGED,
+				      .complexity_limit = 100 };
+
+	cr_assert_eq(insn_assemble("mov %r1, 0\nloop:\nadd %r1, 1\n"
+				   "jlt %r1, 1000, loop\nmov %r0, 0\nexit\n",
+				   &insns, &cnt, &err),
+		     0);
+	prog.insns = insns;
+	prog.insn_cnt = (uint32_t)cnt;
+	prog.main_cnt = (uint32_t)cnt;
+	cr_assert_eq(verifier_check(&obj, &prog, &opts, NULL, &err), -E2BIG);
+	cr_assert_not_null(strstr(err.msg, "too complex"), "%s", err.msg);
+	opts.complexity_limit = 0;
+	cr_assert_eq(verifier_check(&obj, &prog, &opts, NULL, &err), 0, "%s", err.msg);
+	free(insns);
+}
+
+Test(verifier, tier_names)
+{
+	enum secbpf_tier t;
+
+	cr_assert_eq(secbpf_tier_parse("privileged", &t), 0);
+	cr_assert_eq(t, SECBPF_TIER_PRIVILEGED);
+	cr_assert_eq(secbpf_tier_parse("root", &t), -EINVAL);
+	cr_assert_str_eq(secbpf_tier_name(SECBPF_TIER_RESTRICTED), "restricted");
+}
+
+Test(tnum, arithmetic)
+{
+	struct tnum a = tnum_range(0, 15), b = tnum_const(16);
+
+	cr_assert_eq(tnum_add(a, b).value, 16);
+	cr_assert_eq(tnum_add(a, b).mask, 15);
+	cr_assert(tnum_in(tnum_range(0, 255), a));
+	cr_assert(!tnum_in(a, tnum_range(0, 255)));
+	cr_assert_eq(tnum_and(tnum_unknown(), tnum_const(0xf0)).mask, 0xf0);
+	cr_assert_eq(tnum_mul(tnum_const(6), tnum_const(7)).value, 42);
+	cr_assert(tnum_in(tnum_mul(tnum_range(0, 3), tnum_const(4)), tnum_const(12)));
+	cr_assert_eq(tnum_arshift(tnum_const(0x80000000), 4, 32).value, 0xf8000000);
+}
+
+Test(scalar, bounds_through_alu_and_branches)
+{
+	struct reg_state r, k;
+
+	reg_mark_unknown_size(&r, 4);
+	cr_assert_eq(r.umax, 0xffffffff);
+	reg_mark_const(&k, 16);
+	cr_assert(scalar_branch_refine(&r, &k, BPF_JLT, true, true));
+	cr_assert_eq(r.umax, 15);
+	reg_mark_const(&k, 8);
+	scalar_alu(&r, &k, BPF_MUL, true, false);
+	cr_assert_eq(r.umax, 120);
+	cr_assert_eq(r.var_off.value & 7, 0);
+	cr_assert_eq(r.var_off.mask & 7, 0);
+	/* a 32-bit add wraps: bounds must not claim otherwise */
+	reg_mark_unknown_size(&r, 4);
+	reg_mark_const(&k, 1);
+	scalar_alu(&r, &k, BPF_ADD, false, false);
+	cr_assert_eq(r.umin, 0);
+	cr_assert_eq(r.umax, 0xffffffff);
+	/* a signed check on an unsigned value */
+	reg_mark_unknown(&r);
+	reg_mark_const(&k, 0);
+	cr_assert(scalar_branch_refine(&r, &k, BPF_JSGE, true, true));
+	cr_assert_eq(r.smin, 0);
+	cr_assert_eq(r.umax, (uint64_t)INT64_MAX);
+}
+
+Test(scalar, branch_taken)
+{
+	struct reg_state r, k;
+
+	reg_mark_unknown_size(&r, 1);
+	reg_mark_const(&k, 256);
+	cr_assert_eq(scalar_branch_taken(&r, &k, BPF_JLT, true), 1);
+	cr_assert_eq(scalar_branch_taken(&r, &k, BPF_JEQ, true), 0);
+	reg_mark_const(&k, 100);
+	cr_assert_eq(scalar_branch_taken(&r, &k, BPF_JLT, true), -1);
+}
+
+/* ---- policy ---- */
+
+static char *write_policy(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/secbpf-policy-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static enum secbpf_tier decide(const char *cfg, int scope, uint64_t caps, bool init_ns,
+			       enum secbpf_tier req, char *why)
+{
+	struct policy_inputs in = { .config_path = cfg,
+				    .ptrace_scope = scope,
+				    .cap_effective = caps,
+				    .in_init_userns = init_ns };
+	struct policy_decision d;
+	struct secbpf_err err = { { 0 } };
+
+	cr_assert_eq(policy_decide(&in, req, &d, &err), 0, "%s", err.msg);
+	if (why)
+		strcpy(why, d.reason);
+	return d.tier;
+}
+
+#define CAP(x) (1ULL << POLICY_CAP_##x)
+
+Test(policy, defaults)
+{
+	char why[256];
+
+	cr_assert_eq(decide(NULL, -1, 0, true, SECBPF_TIER_UNPRIVILEGED, why),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_str_eq(why, "");
+	cr_assert_eq(
+		decide("/nonexistent/policy.conf", -1, 0, true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_eq(decide(NULL, -1, 0, true, SECBPF_TIER_RESTRICTED, NULL),
+		     SECBPF_TIER_RESTRICTED);
+}
+
+Test(policy, privileged_is_off_by_default)
+{
+	char why[256];
+
+	/* no file: unprivileged is the ceiling even for root */
+	cr_assert_eq(decide(NULL, -1, ~0ULL, true, SECBPF_TIER_PRIVILEGED, why),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_not_null(strstr(why, "default policy"), "%s", why);
+	cr_assert_eq(
+		decide("/nonexistent/policy.conf", -1, ~0ULL, true, SECBPF_TIER_PRIVILEGED, NULL),
+		SECBPF_TIER_UNPRIVILEGED);
+}
+
+Test(policy, privileged_needs_bpf_and_perfmon_in_init_userns)
+{
+	char why[256];
+	char *p = write_policy("max_tier = privileged\n");
+
+	cr_assert_eq(decide(p, -1, CAP(BPF) | CAP(PERFMON), true, SECBPF_TIER_PRIVILEGED, NULL),
+		     SECBPF_TIER_PRIVILEGED);
+	cr_assert_eq(decide(p, -1, CAP(SYS_ADMIN), true, SECBPF_TIER_PRIVILEGED, NULL),
+		     SECBPF_TIER_PRIVILEGED);
+	cr_assert_eq(decide(p, -1, CAP(BPF), true, SECBPF_TIER_PRIVILEGED, why),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_not_null(strstr(why, "CAP_BPF"));
+	/* root of a child user namespace is nobody */
+	cr_assert_eq(decide(p, -1, ~0ULL, false, SECBPF_TIER_PRIVILEGED, why),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_not_null(strstr(why, "initial user namespace"));
+	/* the request still caps: asking for less gives less */
+	cr_assert_eq(decide(p, -1, ~0ULL, true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	unlink(p);
+}
+
+Test(policy, file_caps_the_tier)
+{
+	char why[256];
+	char *p = write_policy("# site policy\nmax_tier = restricted  # no maps\n");
+
+	cr_assert_eq(decide(p, -1, CAP(SYS_ADMIN), true, SECBPF_TIER_PRIVILEGED, why),
+		     SECBPF_TIER_RESTRICTED);
+	cr_assert_not_null(strstr(why, "capped to restricted"));
+	unlink(p);
+	p = write_policy("max_tier=unprivileged\n");
+	cr_assert_eq(decide(p, -1, CAP(SYS_ADMIN), true, SECBPF_TIER_PRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	unlink(p);
+}
+
+Test(policy, malformed_file_is_an_error)
+{
+	struct policy_inputs in = { .ptrace_scope = -1, .in_init_userns = true };
+	struct policy_decision d;
+	struct secbpf_err err = { { 0 } };
+	char *p = write_policy("max_tier = root\n");
+
+	in.config_path = p;
+	cr_assert_eq(policy_decide(&in, SECBPF_TIER_UNPRIVILEGED, &d, &err), -EINVAL);
+	cr_assert_not_null(strstr(err.msg, ":1:"), "%s", err.msg);
+	unlink(p);
+	p = write_policy("colour = blue\n");
+	in.config_path = p;
+	cr_assert_eq(policy_decide(&in, SECBPF_TIER_UNPRIVILEGED, &d, &err), -EINVAL);
+	cr_assert_not_null(strstr(err.msg, "unknown key"), "%s", err.msg);
+	unlink(p);
+}
+
+Test(policy, yama_modes)
+{
+	char why[256];
+
+	cr_assert_eq(decide(NULL, 0, 0, true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_eq(decide(NULL, 1, 0, true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	cr_assert_eq(decide(NULL, 2, 0, true, SECBPF_TIER_UNPRIVILEGED, why),
+		     SECBPF_TIER_RESTRICTED);
+	cr_assert_not_null(strstr(why, "ptrace_scope=2"));
+	cr_assert_eq(decide(NULL, 2, CAP(SYS_PTRACE), true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	/* CAP_SYS_PTRACE from a child namespace does not count */
+	cr_assert_eq(decide(NULL, 2, CAP(SYS_PTRACE), false, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_RESTRICTED);
+	cr_assert_eq(decide(NULL, 3, ~0ULL, true, SECBPF_TIER_UNPRIVILEGED, why),
+		     SECBPF_TIER_RESTRICTED);
+	cr_assert_not_null(strstr(why, "ptrace_scope=3"));
+}
+
+Test(policy, yama_can_be_ignored_by_the_file)
+{
+	char *p = write_policy("yama = ignore\n");
+
+	cr_assert_eq(decide(p, 3, 0, true, SECBPF_TIER_UNPRIVILEGED, NULL),
+		     SECBPF_TIER_UNPRIVILEGED);
+	unlink(p);
+}
+
+Test(policy, dumpable_bypass_needs_sys_ptrace)
+{
+	struct policy_inputs in = { .ptrace_scope = -1,
+				    .in_init_userns = true,
+				    .cap_effective = CAP(SYS_PTRACE) };
+	struct policy_decision d;
+	struct secbpf_err err = { { 0 } };
+
+	cr_assert_eq(policy_decide(&in, SECBPF_TIER_UNPRIVILEGED, &d, &err), 0);
+	cr_assert(d.may_read_nondumpable);
+	in.in_init_userns = false;
+	cr_assert_eq(policy_decide(&in, SECBPF_TIER_UNPRIVILEGED, &d, &err), 0);
+	cr_assert(!d.may_read_nondumpable);
+}
+
+Test(policy, read_system)
+{
+	struct policy_inputs in;
+	struct secbpf_err err = { { 0 } };
+
+	cr_assert_eq(policy_read_system(&in, "/nonexistent/policy.conf", &err), 0, "%s", err.msg);
+	cr_assert_str_eq(in.config_path, "/nonexistent/policy.conf");
+	cr_assert_geq(in.ptrace_scope, -1);
+}
+
+/* ---- messages and samples built from C ---- */
+
+static struct object *compile_and_open(const char *src, struct secbpf_err *err)
+{
+	char obj_path[] = "/tmp/secbpf-vtest-XXXXXX";
+	char cmd[2048];
+	const char *inc = getenv("SECBPF_INCLUDE_DIR");
+	struct object *obj;
+	int fd;
+
+	fd = mkstemp(obj_path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ "
+		 "-I/usr/include/x86_64-linux-gnu -I%s%s -c '%s/%s' -o '%s'",
+		 inc ? inc : source_dir(), inc ? "" : "/include", source_dir(), src, obj_path);
+	cr_assert_eq(system(cmd), 0, "compiling %s failed", src);
+	obj = object_open_file(obj_path, err);
+	unlink(obj_path);
+	cr_assert_not_null(obj, "%s: %s", src, err->msg);
+	return obj;
+}
+
+Test(verifier, seed_sample_every_tier)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object *obj = compile_and_open("samples/seed_close.bpf.c", &err);
+	struct object_prog *prog = object_find_prog(obj, NULL, &err);
+	struct verifier_facts *f = NULL;
+	enum secbpf_tier t;
+
+	cr_assert_not_null(prog, "%s", err.msg);
+	for (t = SECBPF_TIER_RESTRICTED; t <= SECBPF_TIER_PRIVILEGED; t++) {
+		struct verifier_opts opts = { .sz = sizeof(opts), .tier = t };
+
+		cr_assert_eq(verifier_check(obj, prog, &opts, NULL, &err), 0, "%s", err.msg);
+		opts.strict = true;
+		cr_assert_eq(verifier_check(obj, prog, &opts, NULL, &err), 0, "%s", err.msg);
+	}
+	{
+		struct verifier_opts opts = { .sz = sizeof(opts), .tier = SECBPF_TIER_RESTRICTED };
+		uint32_t i, reachable = 0;
+
+		cr_assert_eq(verifier_check(obj, prog, &opts, &f, &err), 0);
+		for (i = 0; i < f->insn_cnt; i++)
+			if (f->insns[i].flags & VERIFIER_INSN_REACHABLE)
+				reachable++;
+		/* all but the second slot of the ld_imm64 of AUDIT_ARCH_X86_64 */
+		cr_assert_eq(reachable, f->insn_cnt - 1);
+		cr_assert(!f->uses_helpers && !f->uses_maps);
+		verifier_facts_free(f);
+	}
+	object_free(obj);
+}
+
+Test(verifier, message_names_c_file_and_line)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object *obj = compile_and_open("tests/verifier/c_null_unchecked.bpf.c", &err);
+	struct object_prog *prog = object_find_prog(obj, NULL, &err);
+	struct verifier_opts opts = { .sz = sizeof(opts), .tier = SECBPF_TIER_UNPRIVILEGED };
+	const char *p;
+
+	cr_assert_not_null(prog);
+	cr_assert_neq(verifier_check(obj, prog, &opts, NULL, &err), 0);
+	/* "…/c_null_unchecked.bpf.c:28: insn N (r0 = *(u32 *)(r0 +0)): R0 may be NULL…" */
+	p = strstr(err.msg, "c_null_unchecked.bpf.c:");
+	cr_assert_not_null(p, "%s", err.msg);
+	p += strlen("c_null_unchecked.bpf.c:");
+	cr_assert(*p >= '1' && *p <= '9', "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, ": insn "), "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "map_value_or_null"), "%s", err.msg);
+	object_free(obj);
+}
+
+Test(verifier, tier_reason_in_message)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object obj = { 0 };
+	struct object_prog prog = { 0 };
+	struct bpf_insn *insns;
+	size_t cnt;
+	struct verifier_opts opts = { .sz = sizeof(opts),
+				      .tier = SECBPF_TIER_RESTRICTED,
+				      .tier_reason =
+					      "capped to restricted by Yama ptrace_scope=3" };
+
+	cr_assert_eq(insn_assemble("call 14\nexit\n", &insns, &cnt, &err), 0);
+	prog.insns = insns;
+	prog.insn_cnt = (uint32_t)cnt;
+	prog.main_cnt = (uint32_t)cnt;
+	cr_assert_eq(verifier_check(&obj, &prog, &opts, NULL, &err), -EACCES);
+	cr_assert_not_null(strstr(err.msg, "ptrace_scope=3"), "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "bpf_get_current_pid_tgid"), "%s", err.msg);
+	free(insns);
+}
+
+Test(verifier, rejects_empty_and_null)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object_prog prog = { 0 };
+
+	cr_assert_eq(verifier_check(NULL, &prog, NULL, NULL, &err), -EINVAL);
+	cr_assert_eq(verifier_check(NULL, NULL, NULL, NULL, &err), -EINVAL);
+}

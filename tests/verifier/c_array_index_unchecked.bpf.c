@@ -1,0 +1,25 @@
+// The same without the bound check: out of bounds for large numbers.
+// expect: reject past the end of the map value (512 bytes)
+#include <secbpf/filter.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[512]);
+} policy SEC(".maps");
+
+SEC("seccomp")
+int filter(struct seccomp_data *ctx)
+{
+	__u32 k = 0, nr = ctx->nr;
+	__u8 *bits = bpf_map_lookup_elem(&policy, &k);
+
+	if (!bits)
+		return SECCOMP_RET_ALLOW;
+	if (bits[(nr / 8) & 1023] & (1 << (nr % 8)))
+		return SECCOMP_RET_ERRNO | EPERM;
+	return SECCOMP_RET_ALLOW;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,14 @@
+// The same filter in the restricted tier: the helper is refused.
+// expect: reject bpf_get_current_uid_gid: the restricted tier allows no helper calls
+// tier: restricted
+#include <secbpf/filter.h>
+
+SEC("seccomp")
+int filter(struct seccomp_data *ctx)
+{
+	if (ctx->nr == __NR_reboot && (__u32)bpf_get_current_uid_gid() != 0)
+		return SECCOMP_RET_ERRNO | EPERM;
+	return SECCOMP_RET_ALLOW;
+}
+
+char _license[] SEC("license") = "GPL";

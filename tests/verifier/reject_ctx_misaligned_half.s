@@ -1,0 +1,5 @@
+# A context load the rules forbid.
+# expect: reject misaligned context access
+
+ldxh %r0, [%r1+3]
+exit

@@ -1,0 +1,19 @@
+# The copy is changed after the link: checking it says nothing of r6.
+# expect: reject pointer arithmetic with an unbounded value
+# map: table array 4 64 1
+ldxdw %r6, [%r1+16]
+ldmap %r1, 0
+stw [%r10-4], 0
+mov %r2, %r10
+add %r2, -4
+call 1
+jeq %r0, 0, out
+mov %r2, %r6
+rsh %r2, 8
+jgt %r2, 63, out
+add %r0, %r6
+ldxb %r0, [%r0+0]
+exit
+out:
+mov %r0, 0
+exit

@@ -1,0 +1,11 @@
+# expect: reject R0 leaks a pointer: a callback returns 0 (continue) or 1 (stop)
+mov %r1, 4
+ldfunc %r2, cb
+mov %r3, 0
+mov %r4, 0
+call 181
+mov %r0, 0
+exit
+cb:
+mov %r0, %r10
+exit

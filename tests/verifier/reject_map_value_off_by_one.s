@@ -1,0 +1,18 @@
+# i <= 8 instead of i < 8.
+# expect: reject past the end of the map value
+# map: table array 4 64 1
+ldxdw %r6, [%r1+16]
+ldmap %r1, 0
+stw [%r10-4], 0
+mov %r2, %r10
+add %r2, -4
+call 1
+jeq %r0, 0, out
+jgt %r6, 8, out
+lsh %r6, 3
+add %r0, %r6
+ldxdw %r0, [%r0+0]
+exit
+out:
+mov %r0, 0
+exit

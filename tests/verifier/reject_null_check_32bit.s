@@ -1,0 +1,14 @@
+# A 32-bit NULL check sees only half of the pointer.
+# expect: reject would leak its address
+# map: counts hash 4 8 16
+ldmap %r1, 0
+stw [%r10-4], 0
+mov %r2, %r10
+add %r2, -4
+call 1
+jeq32 %r0, 0, out
+ldxdw %r0, [%r0+0]
+exit
+out:
+mov %r0, 0
+exit

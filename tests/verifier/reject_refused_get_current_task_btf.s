@@ -1,0 +1,5 @@
+# Refused by name, in every tier, with the reason.
+# expect: reject no kernel task pointers
+# tier: privileged
+call 158
+exit

@@ -1,0 +1,14 @@
+# expect: reject past the end of the ringbuf record (16 bytes)
+# map: events ringbuf 0 0 4096
+ldmap %r1, 0
+mov %r2, 16
+mov %r3, 0
+call 131
+jeq %r0, 0, out
+stdw [%r0+16], 1
+mov %r1, %r0
+mov %r2, 0
+call 132
+out:
+mov %r0, 0
+exit

@@ -1,0 +1,14 @@
+# expect: reject storing a pointer into a ringbuf record would leak its address
+# map: events ringbuf 0 0 4096
+ldmap %r1, 0
+mov %r2, 16
+mov %r3, 0
+call 131
+jeq %r0, 0, out
+stxdw [%r0+0], %r10
+mov %r1, %r0
+mov %r2, 0
+call 132
+out:
+mov %r0, 0
+exit

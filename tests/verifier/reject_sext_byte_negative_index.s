@@ -1,0 +1,16 @@
+# Without the sign check the index may be -128.
+# expect: reject is before the start of the map value
+# map: t array 4 128 1
+ldxsb %r6, [%r1+16]
+ldmap %r1, 0
+stw [%r10-4], 0
+mov %r2, %r10
+add %r2, -4
+call 1
+jeq %r0, 0, out
+add %r0, %r6
+ldxb %r0, [%r0+0]
+exit
+out:
+mov %r0, 0
+exit

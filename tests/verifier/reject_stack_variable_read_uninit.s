@@ -1,0 +1,10 @@
+# Some of the bytes the variable offset may reach were never written.
+# expect: reject invalid read from stack
+stdw [%r10-16], 1
+ldxdw %r3, [%r1+16]
+and %r3, 8
+mov %r2, %r10
+add %r2, -16
+add %r2, %r3
+ldxdw %r0, [%r2+0]
+exit

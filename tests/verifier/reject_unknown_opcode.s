@@ -1,0 +1,3 @@
+# expect: reject unknown opcode 0xff
+raw 0xff 0 0 0 0
+exit
