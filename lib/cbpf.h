@@ -139,6 +139,7 @@ struct cbpf_rnode {
 	uint32_t em_mark;
 	bool em_unsupported;
 	bool em_notif;		/* a NOTIF is reachable from here */
+	uint64_t em_words;	/* a Bloom set of the words tested under here */
 };
 
 /* One merged range of nr for one arch class and its outcome. */

@@ -5,6 +5,11 @@
  * an arch dispatch, a balanced search tree on nr per arch, then the residual
  * trees, with JA trampolines for far jumps and within CBPF_MAX_INSNS.
  *
+ * Residual trees are lowered to tests of 32-bit words first (a 64-bit
+ * compare with a constant tests its high word once per path, not once per
+ * compare), and their code tracks what A, X and M[] hold on each path so
+ * that a word already there is not loaded again.
+ *
  * The arch and nr dispatch uses only what seccomp_is_const_allow() emulates
  * (LD W ABS of nr/arch, JEQ/JGE K, JA, RET K), so the kernel's action cache
  * proves every syscall the filter always allows.
@@ -603,6 +608,104 @@ static int em_cond(struct em *m, const struct cbpf_rnode *n, uint32_t lt, uint32
 	return em_cmp32(m, n->op, false, em_lo, a, b, lt, lf);
 }
 
+/* ---- residuals as tests of 32-bit words: types ---- */
+
+/*
+ * A residual condition on 64-bit values is lowered to tests of 32-bit
+ * words (the high or low half of an expression) against a constant (K)
+ * or another word (X). Lowering carries down each path what the tests
+ * above it proved about the words (a set of intervals): a test that this
+ * decides is not emitted, and a test whose two ways end the same is
+ * dropped. A chain of 64-bit compares with constants thus tests the high
+ * word once and then only the low word. Word tests are hash-consed; a
+ * residual lowered twice under the same knowledge is lowered once.
+ */
+#define EW_IV_MAX 4		/* intervals known per word (over-approximated) */
+#define EW_KN_MAX 4		/* words known on one path */
+#define EW_SIGN 0x80000000u
+
+struct ew_iv {
+	uint32_t lo, hi;
+};
+
+/* The values a word may still hold: sorted disjoint intervals. */
+struct ew_set {
+	uint32_t n;
+	struct ew_iv iv[EW_IV_MAX];
+};
+
+struct ew_known {
+	const struct cbpf_expr *e;
+	bool hi;
+	struct ew_set s;
+};
+
+/* What a path has proven: words sorted by (e, hi), so that equal
+ * knowledge has one representation. */
+struct ew_kctx {
+	uint32_t n;
+	struct ew_known k[EW_KN_MAX];
+};
+
+/* What a register or M[] slot holds: the word (e, hi) xor flip. */
+struct ew_val {
+	const struct cbpf_expr *e;
+	uint32_t flip;
+	bool hi, valid;
+};
+
+struct ew_state {
+	struct ew_val a, x, mem[BPF_MEMWORDS];
+};
+
+enum ew_kind {
+	EW_RET,			/* RET K */
+	EW_RET_A,		/* RET A, A = lo(a) */
+	EW_TEST,		/* if ((word(a, hi) ^ flip) op ((K or word(b, bhi)) ^ flip)) */
+};
+
+struct ew_node {
+	struct ew_node *hnext;
+	uint32_t hash;
+	uint8_t kind, op;
+	bool hi, bx, bhi;
+	uint32_t flip, k;
+	const struct cbpf_expr *a, *b;
+	struct ew_node *t, *f;
+	/* layout */
+	uint32_t label, mark, umark;
+	uint32_t npred;		/* jumps to it, the dispatch's counting as one */
+	bool ulost, has_in;
+	struct ew_state in;	/* meet of what the predecessors leave */
+};
+
+struct ew_memo {
+	struct ew_memo *next;
+	const struct cbpf_rnode *n;
+	uint32_t hash;
+	struct ew_kctx kc;
+	struct ew_node *res;
+};
+
+struct ew_chunk {
+	struct ew_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct ew {
+	struct ew_chunk *arena;
+	struct ew_node **ntab;
+	struct ew_memo **mtab;
+	uint32_t nsize, ncount, msize, mcount;
+	uint32_t lowered, budget;
+	uint32_t mark, umark;
+	bool knowledge;		/* use what paths proved (off: over budget) */
+	bool over, oom;
+	struct ew_node **order;	/* word tests, parents first */
+	uint32_t norder, ordcap;
+};
+
 /* ---- residual trees ---- */
 
 struct em_ctx {
@@ -611,6 +714,7 @@ struct em_ctx {
 	struct cbpf_rnode **order;	/* residual nodes, parents first */
 	uint32_t norder, ordcap;
 	uint32_t mark;			/* generation for rnode em_mark */
+	struct ew ew;			/* the residuals as word tests */
 };
 
 /* Whether n's own test (or return value) compiles; tried in a scratch
@@ -726,26 +830,895 @@ static uint32_t em_const_value(const struct cbpf_rnode *n)
 	return (uint32_t)n->ret->imm;
 }
 
-static int em_residual(struct em_ctx *c, struct cbpf_rnode *n)
+/* ---- residuals as tests of 32-bit words: lowering ---- */
+
+static void *ew_alloc(struct ew *w, size_t size)
+{
+	struct ew_chunk *ch = w->arena;
+
+	size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!ch || ch->used + size > ch->cap) {
+		size_t cap = size > 65536 ? size : 65536;
+
+		ch = malloc(sizeof(*ch) + cap);
+		if (!ch) {
+			w->oom = true;
+			return NULL;
+		}
+		ch->next = w->arena;
+		ch->used = 0;
+		ch->cap = cap;
+		w->arena = ch;
+	}
+	ch->used += size;
+	return (char *)ch->data + ch->used - size;
+}
+
+static void ew_free(struct ew *w)
+{
+	while (w->arena) {
+		struct ew_chunk *n = w->arena->next;
+
+		free(w->arena);
+		w->arena = n;
+	}
+	free(w->ntab);
+	free(w->mtab);
+	free(w->order);
+	memset(w, 0, sizeof(*w));
+}
+
+static uint32_t ew_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* Double a chained hash table when it is as full as it is big. */
+static bool ew_grow(struct ew *w, void ***tab, uint32_t *size, uint32_t count, bool memo)
+{
+	uint32_t ns, i;
+	void **nt;
+
+	if (*tab && count < *size)
+		return true;
+	ns = *size ? *size * 2 : 1024;
+	nt = calloc(ns, sizeof(*nt));
+	if (!nt) {
+		w->oom = true;
+		return false;
+	}
+	for (i = 0; i < *size; i++) {
+		void *x = (*tab)[i];
+
+		while (x) {
+			void *next;
+			uint32_t h;
+
+			if (memo) {
+				struct ew_memo *e = x;
+
+				next = e->next;
+				h = e->hash;
+				e->next = nt[h & (ns - 1)];
+			} else {
+				struct ew_node *e = x;
+
+				next = e->hnext;
+				h = e->hash;
+				e->hnext = nt[h & (ns - 1)];
+			}
+			nt[h & (ns - 1)] = x;
+			x = next;
+		}
+	}
+	free(*tab);
+	*tab = nt;
+	*size = ns;
+	return true;
+}
+
+static struct ew_node *ew_node(struct ew *w, const struct ew_node *t)
+{
+	uint64_t h0 = t->kind | (uint64_t)t->op << 8 | (uint64_t)t->hi << 16 |
+		      (uint64_t)t->bx << 17 | (uint64_t)t->bhi << 18 | (uint64_t)t->flip << 32;
+	uint32_t h = ew_mix(ew_mix(ew_mix(ew_mix(ew_mix(h0, t->k), (uintptr_t)t->a),
+					  (uintptr_t)t->b), (uintptr_t)t->t), (uintptr_t)t->f);
+	struct ew_node *x;
+
+	for (x = w->ntab ? w->ntab[h & (w->nsize - 1)] : NULL; x; x = x->hnext)
+		if (x->hash == h && x->kind == t->kind && x->op == t->op && x->hi == t->hi &&
+		    x->bx == t->bx && x->bhi == t->bhi && x->flip == t->flip && x->k == t->k &&
+		    x->a == t->a && x->b == t->b && x->t == t->t && x->f == t->f)
+			return x;
+	if (!ew_grow(w, (void ***)&w->ntab, &w->nsize, w->ncount, false))
+		return NULL;
+	x = ew_alloc(w, sizeof(*x));
+	if (!x)
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	x->kind = t->kind;
+	x->op = t->op;
+	x->hi = t->hi;
+	x->bx = t->bx;
+	x->bhi = t->bhi;
+	x->flip = t->flip;
+	x->k = t->k;
+	x->a = t->a;
+	x->b = t->b;
+	x->t = t->t;
+	x->f = t->f;
+	x->hash = h;
+	x->hnext = w->ntab[h & (w->nsize - 1)];
+	w->ntab[h & (w->nsize - 1)] = x;
+	w->ncount++;
+	return x;
+}
+
+static struct ew_node *ew_ret(struct ew *w, uint32_t k)
+{
+	struct ew_node t = { .kind = EW_RET, .k = k };
+
+	return ew_node(w, &t);
+}
+
+/* ---- interval sets ---- */
+
+static void ew_set_one(struct ew_set *s, uint32_t lo, uint32_t hi)
+{
+	s->n = 1;
+	s->iv[0].lo = lo;
+	s->iv[0].hi = hi;
+}
+
+/* r = x & y, over-approximated to EW_IV_MAX intervals by closing the
+ * smallest gaps (a superset of the values stays sound). y has at most
+ * three intervals. */
+static void ew_set_and(const struct ew_set *x, const struct ew_set *y, struct ew_set *r)
+{
+	struct ew_iv v[2 * EW_IV_MAX + 4];
+	uint32_t n = 0, i = 0, j = 0;
+
+	while (i < x->n && j < y->n) {
+		uint32_t lo = x->iv[i].lo > y->iv[j].lo ? x->iv[i].lo : y->iv[j].lo;
+		uint32_t hi = x->iv[i].hi < y->iv[j].hi ? x->iv[i].hi : y->iv[j].hi;
+
+		if (lo <= hi) {
+			v[n].lo = lo;
+			v[n++].hi = hi;
+		}
+		if (x->iv[i].hi < y->iv[j].hi)
+			i++;
+		else
+			j++;
+	}
+	while (n > EW_IV_MAX) {
+		uint32_t best = 0, k;
+
+		for (k = 1; k + 1 < n; k++)
+			if (v[k + 1].lo - v[k].hi < v[best + 1].lo - v[best].hi)
+				best = k;
+		v[best].hi = v[best + 1].hi;
+		memmove(&v[best + 1], &v[best + 2], (n - best - 2) * sizeof(v[0]));
+		n--;
+	}
+	r->n = n;
+	memcpy(r->iv, v, n * sizeof(v[0]));
+}
+
+/* r = the complement of x (x has at most two intervals). */
+static void ew_set_not(const struct ew_set *x, struct ew_set *r)
+{
+	uint32_t next = 0, i;		/* the first value not yet covered */
+	bool done = false;
+
+	r->n = 0;
+	for (i = 0; i < x->n && !done; i++) {
+		if (x->iv[i].lo > next) {
+			r->iv[r->n].lo = next;
+			r->iv[r->n++].hi = x->iv[i].lo - 1;
+		}
+		if (x->iv[i].hi == UINT32_MAX)
+			done = true;
+		else
+			next = x->iv[i].hi + 1;
+	}
+	if (!done) {
+		r->iv[r->n].lo = next;
+		r->iv[r->n++].hi = UINT32_MAX;
+	}
+}
+
+/* The words v for which (v ^ flip) op k holds (op EQ, GT or GE; flip is
+ * 0 or the sign bit, and 0 for EQ; k is in the flipped order). */
+static void ew_test_set(unsigned op, uint32_t flip, uint32_t k, struct ew_set *r)
+{
+	uint32_t lo;
+
+	if (op == CBPF_C_EQ) {
+		ew_set_one(r, k, k);
+		return;
+	}
+	if (op == CBPF_C_GT) {
+		if (k == UINT32_MAX) {
+			r->n = 0;
+			return;
+		}
+		lo = k + 1;
+	} else {
+		lo = k;
+	}
+	/* [lo, max] in the flipped order, back in unsigned order */
+	if (!flip || lo >= EW_SIGN) {
+		ew_set_one(r, lo ^ flip, UINT32_MAX ^ flip);
+		return;
+	}
+	r->n = 2;
+	r->iv[0].lo = 0;
+	r->iv[0].hi = EW_SIGN - 1;
+	r->iv[1].lo = lo | EW_SIGN;
+	r->iv[1].hi = UINT32_MAX;
+}
+
+/* v & k != 0 for every v in s: 1; for none: 0; else -1. */
+static int ew_set_decide_and(const struct ew_set *s, uint32_t k)
+{
+	if (!s->n)
+		return -1;
+	if (s->n == 1 && s->iv[0].lo == s->iv[0].hi)
+		return (s->iv[0].lo & k) != 0;
+	/* every v < the lowest bit of k has no bit of k */
+	if (!k || s->iv[s->n - 1].hi < (k & (0u - k)))
+		return 0;
+	return -1;
+}
+
+/* ---- knowledge ---- */
+
+static uint64_t ew_word_bit(const struct cbpf_expr *e, bool hi)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)e ^ hi) * 0x9e3779b97f4a7c15ull;
+
+	return 1ull << (h >> 58);
+}
+
+static int ew_word_cmp(const struct cbpf_expr *e1, bool h1, const struct cbpf_expr *e2, bool h2)
+{
+	if (e1 != e2)
+		return (uintptr_t)e1 < (uintptr_t)e2 ? -1 : 1;
+	return (int)h1 - (int)h2;
+}
+
+/* The values word (e, hi) may hold on this path. */
+static void ew_known_get(const struct ew *w, const struct ew_kctx *kc, const struct cbpf_expr *e,
+			 bool hi, struct ew_set *s)
+{
+	uint32_t i;
+
+	if (e->kind == CBPF_X_CONST) {
+		uint32_t v = hi ? (uint32_t)(e->imm >> 32) : (uint32_t)e->imm;
+
+		ew_set_one(s, v, v);
+		return;
+	}
+	if (hi && e->hi_zero) {
+		ew_set_one(s, 0, 0);
+		return;
+	}
+	ew_set_one(s, 0, UINT32_MAX);
+	if (!hi && e->kind == CBPF_X_FIELD && e->width < 32)
+		s->iv[0].hi = (uint32_t)((1ull << e->width) - 1);
+	if (!w->knowledge)
+		return;
+	for (i = 0; i < kc->n; i++)
+		if (kc->k[i].e == e && kc->k[i].hi == hi) {
+			ew_set_and(&kc->k[i].s, s, s);
+			return;
+		}
+}
+
+static void ew_known_set(struct ew_kctx *kc, const struct cbpf_expr *e, bool hi,
+			 const struct ew_set *s)
+{
+	uint32_t i;
+
+	if (e->kind == CBPF_X_CONST || (hi && e->hi_zero))
+		return;
+	for (i = 0; i < kc->n; i++) {
+		int c = ew_word_cmp(kc->k[i].e, kc->k[i].hi, e, hi);
+
+		if (c == 0) {
+			kc->k[i].s = *s;
+			return;
+		}
+		if (c > 0)
+			break;
+	}
+	if (kc->n == EW_KN_MAX)
+		return;		/* forgetting is sound */
+	memmove(&kc->k[i + 1], &kc->k[i], (kc->n - i) * sizeof(kc->k[0]));
+	kc->k[i].e = e;
+	kc->k[i].hi = hi;
+	kc->k[i].s = *s;
+	kc->n++;
+}
+
+static uint32_t ew_kctx_hash(const struct cbpf_rnode *n, const struct ew_kctx *kc)
+{
+	uint32_t h = ew_mix((uintptr_t)n, kc->n), i, j;
+
+	for (i = 0; i < kc->n; i++) {
+		h = ew_mix(h, (uintptr_t)kc->k[i].e << 1 | kc->k[i].hi);
+		for (j = 0; j < kc->k[i].s.n; j++)
+			h = ew_mix(h, (uint64_t)kc->k[i].s.iv[j].lo << 32 | kc->k[i].s.iv[j].hi);
+	}
+	return h;
+}
+
+static bool ew_kctx_same(const struct ew_kctx *x, const struct ew_kctx *y)
+{
+	uint32_t i;
+
+	if (x->n != y->n)
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (x->k[i].e != y->k[i].e || x->k[i].hi != y->k[i].hi ||
+		    x->k[i].s.n != y->k[i].s.n ||
+		    memcmp(x->k[i].s.iv, y->k[i].s.iv, x->k[i].s.n * sizeof(struct ew_iv)))
+			return false;
+	return true;
+}
+
+/* ---- lowering ---- */
+
+#define EW_T (-1)
+#define EW_F (-2)
+
+/* One word test of a lowered condition; t and f are steps or EW_T/EW_F. */
+struct ew_step {
+	uint8_t op;
+	bool hi;
+	uint32_t flip;
+	int t, f;
+};
+
+/* The word tests of n's condition, as em_cond() emits them. */
+static void ew_program(const struct cbpf_rnode *n, struct ew_step *s)
+{
+	const struct cbpf_expr *a = n->a, *b = n->b;
+	bool sgn = n->sgn && n->op != CBPF_C_EQ && n->op != CBPF_C_SET;
+
+	if (n->is32 || (a->hi_zero && b->hi_zero) ||
+	    (n->op == CBPF_C_SET && b->kind == CBPF_X_CONST && !(b->imm >> 32))) {
+		s[0] = (struct ew_step){ n->op, false, n->is32 && sgn ? EW_SIGN : 0, EW_T, EW_F };
+		return;
+	}
+	switch (n->op) {
+	case CBPF_C_EQ:
+		s[0] = (struct ew_step){ CBPF_C_EQ, true, 0, 1, EW_F };
+		s[1] = (struct ew_step){ CBPF_C_EQ, false, 0, EW_T, EW_F };
+		break;
+	case CBPF_C_SET:
+		s[0] = (struct ew_step){ CBPF_C_SET, true, 0, EW_T, 1 };
+		s[1] = (struct ew_step){ CBPF_C_SET, false, 0, EW_T, EW_F };
+		break;
+	default:
+		/* hi(a) > hi(b) (signed if sgn): true; equal: the low words decide,
+		 * unsigned; else false. */
+		s[0] = (struct ew_step){ CBPF_C_GT, true, sgn ? EW_SIGN : 0, EW_T, 1 };
+		s[1] = (struct ew_step){ CBPF_C_EQ, true, 0, 2, EW_F };
+		s[2] = (struct ew_step){ n->op, false, 0, EW_T, EW_F };
+		break;
+	}
+}
+
+static struct ew_node *ew_lower(struct em_ctx *c, struct cbpf_rnode *n, const struct ew_kctx *kc);
+
+static struct ew_node *ew_steps(struct em_ctx *c, struct cbpf_rnode *n, const struct ew_step *st,
+				int i, const struct ew_kctx *kc)
+{
+	const struct ew_step *s;
+	struct ew_node t = { .kind = EW_TEST };
+	struct ew_kctx kt, kf;
+
+	if (i == EW_T)
+		return ew_lower(c, n->t, kc);
+	if (i == EW_F)
+		return ew_lower(c, n->f, kc);
+	s = &st[i];
+	t.op = s->op;
+	t.hi = s->hi;
+	t.flip = s->flip;
+	t.a = n->a;
+	if (n->b->kind == CBPF_X_CONST) {
+		struct ew_set known, yes, no, tmp, cmp;
+		int d = -1;
+
+		t.k = s->hi ? (uint32_t)(n->b->imm >> 32) : (uint32_t)n->b->imm;
+		ew_known_get(&c->ew, kc, n->a, s->hi, &known);
+		kt = *kc;
+		kf = *kc;
+		if (s->op == CBPF_C_SET) {
+			d = ew_set_decide_and(&known, t.k);
+		} else {
+			ew_test_set(s->op, s->flip, t.k ^ s->flip, &tmp);
+			ew_set_and(&known, &tmp, &yes);
+			ew_set_not(&tmp, &cmp);
+			ew_set_and(&known, &cmp, &no);
+			if (!no.n)
+				d = 1;
+			else if (!yes.n)
+				d = 0;
+			ew_known_set(&kt, n->a, s->hi, &yes);
+			ew_known_set(&kf, n->a, s->hi, &no);
+		}
+		if (d >= 0)
+			return ew_steps(c, n, st, d ? s->t : s->f, kc);
+	} else {
+		t.bx = true;
+		t.b = n->b;
+		t.bhi = s->hi;
+		kt = *kc;
+		kf = *kc;
+	}
+	t.t = ew_steps(c, n, st, s->t, &kt);
+	t.f = t.t ? ew_steps(c, n, st, s->f, &kf) : NULL;
+	if (!t.t || !t.f)
+		return NULL;
+	if (t.t == t.f)		/* both ways end the same: no test */
+		return t.t;
+	return ew_node(&c->ew, &t);
+}
+
+/* n lowered under what kc proves, memoized on (n, the part of kc about
+ * words tested under n). NULL when out of memory or over budget. */
+static struct ew_node *ew_lower(struct em_ctx *c, struct cbpf_rnode *n, const struct ew_kctx *kc)
+{
+	struct ew *w = &c->ew;
+	struct ew_step st[3];
+	struct ew_memo *e;
+	struct ew_kctx k = { 0 };
+	struct ew_node *r;
+	uint32_t h, i;
+
+	if (n->em_unsupported || n->kind == CBPF_R_NOTIF)
+		return ew_ret(w, SECCOMP_RET_USER_NOTIF);
+	if (n->kind == CBPF_R_RET) {
+		struct ew_node t = { .kind = EW_RET_A, .a = n->ret };
+
+		if (n->ret->kind == CBPF_X_CONST)
+			return ew_ret(w, (uint32_t)n->ret->imm);
+		return ew_node(w, &t);
+	}
+	for (i = 0; i < kc->n; i++)
+		if (n->em_words & ew_word_bit(kc->k[i].e, kc->k[i].hi))
+			k.k[k.n++] = kc->k[i];
+	h = ew_kctx_hash(n, &k);
+	for (e = w->mtab ? w->mtab[h & (w->msize - 1)] : NULL; e; e = e->next)
+		if (e->hash == h && e->n == n && ew_kctx_same(&e->kc, &k))
+			return e->res;
+	if (++w->lowered > w->budget) {
+		w->over = true;
+		return NULL;
+	}
+	ew_program(n, st);
+	r = ew_steps(c, n, st, 0, &k);
+	if (!r || !ew_grow(w, (void ***)&w->mtab, &w->msize, w->mcount, true))
+		return NULL;
+	e = ew_alloc(w, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->n = n;
+	e->hash = h;
+	e->kc = k;
+	e->res = r;
+	e->next = w->mtab[h & (w->msize - 1)];
+	w->mtab[h & (w->msize - 1)] = e;
+	w->mcount++;
+	return r;
+}
+
+/* ---- residuals as tests of 32-bit words: emission ---- */
+
+static bool ew_holds(const struct ew_val *v, const struct cbpf_expr *e, bool hi)
+{
+	return v->valid && v->e == e && v->hi == hi;
+}
+
+static void ew_meet(struct ew_val *into, const struct ew_val *v)
+{
+	if (!into->valid || !v->valid || into->e != v->e || into->hi != v->hi ||
+	    into->flip != v->flip)
+		memset(into, 0, sizeof(*into));
+}
+
+/* What a jump to w brings: every predecessor must agree. */
+static void ew_flow(struct ew_node *w, const struct ew_state *s)
+{
+	unsigned i;
+
+	if (!w->has_in) {
+		w->has_in = true;
+		w->in = *s;
+		return;
+	}
+	ew_meet(&w->in.a, &s->a);
+	ew_meet(&w->in.x, &s->x);
+	for (i = 0; i < BPF_MEMWORDS; i++)
+		ew_meet(&w->in.mem[i], &s->mem[i]);
+}
+
+/* Forget what the instructions from `from` on overwrote. */
+static void ew_forget(const struct em *m, struct ew_state *s, uint32_t from)
+{
+	uint32_t i;
+
+	s->a.valid = false;
+	for (i = from; i < m->n; i++) {
+		uint16_t code = m->v[i].code;
+
+		if (BPF_CLASS(code) == BPF_ST || BPF_CLASS(code) == BPF_STX)
+			s->mem[m->v[i].k % BPF_MEMWORDS].valid = false;
+		if (BPF_CLASS(code) == BPF_LDX || code == (BPF_MISC | BPF_TAX))
+			s->x.valid = false;
+	}
+}
+
+/*
+ * Whether a node under at reads word (e, hi) when A may no longer hold it
+ * (after a test of another word, or at a join); true when the search gets
+ * long. kept: A still holds the word when at jumps.
+ */
+static bool ew_needed_below(struct ew *w, struct ew_node *at, const struct cbpf_expr *e, bool hi,
+			    bool kept)
+{
+	struct { struct ew_node *n; bool lost; } stack[256];
+	uint32_t sp = 0, visits = 0;
+
+	w->umark++;
+	stack[sp].n = at->t;
+	stack[sp++].lost = !kept;
+	stack[sp].n = at->f;
+	stack[sp++].lost = !kept;
+	while (sp) {
+		struct ew_node *n = stack[--sp].n;
+		bool lost = stack[sp].lost || n->npred > 1, reads;
+
+		/* visited with lost covers visited without */
+		if (n->umark == w->umark && (n->ulost || !lost))
+			continue;
+		n->umark = w->umark;
+		n->ulost = lost;
+		if (++visits > 1024)
+			return true;
+		reads = (n->kind == EW_RET_A && n->a == e && !hi) ||
+			(n->kind == EW_TEST && ((n->a == e && n->hi == hi) ||
+						(n->bx && n->b == e && n->bhi == hi)));
+		if (reads && lost)
+			return true;
+		if (n->kind != EW_TEST)
+			continue;
+		if (sp + 2 > sizeof(stack) / sizeof(stack[0]))
+			return true;
+		lost = lost || n->bx || n->a != e || n->hi != hi;
+		stack[sp].n = n->t;
+		stack[sp++].lost = lost;
+		stack[sp].n = n->f;
+		stack[sp++].lost = lost;
+	}
+	return false;
+}
+
+/* Keep A (just computed at a cost) in a free M[] slot when a test below
+ * at reads it again. Slots count down from 15; the expression code takes
+ * its temporaries from 0 up. A slot is free when nothing below reads
+ * what it holds. */
+static void ew_keep(struct em_ctx *c, struct ew_node *at, bool kept, struct ew_state *s)
+{
+	int slot = -1, i;
+
+	if (!at || !ew_needed_below(&c->ew, at, s->a.e, s->a.hi, kept))
+		return;
+	for (i = BPF_MEMWORDS - 1; i > 0 && slot < 0; i--)
+		if (!s->mem[i].valid)
+			slot = i;
+	for (i = BPF_MEMWORDS - 1; i > 0 && slot < 0; i--)
+		if (!ew_needed_below(&c->ew, at, s->mem[i].e, s->mem[i].hi, false))
+			slot = i;
+	if (slot < 0)
+		return;
+	em(&c->m, BPF_ST, (uint32_t)slot);
+	s->mem[slot] = s->a;
+}
+
+/* A = word (e, hi) ^ flip, reusing what A, X or M[] hold. Temporaries
+ * from M[sp] up. at: the test this is for (NULL: a return value); kept:
+ * A still holds the word when at jumps. */
+static int ew_load(struct em_ctx *c, struct ew_node *at, bool kept, struct ew_state *s,
+		   const struct cbpf_expr *e, bool hi, uint32_t flip, unsigned sp)
 {
 	struct em *m = &c->m;
+	uint32_t from = m->n;
+	int i, rc;
 
-	em_place(m, n->em_label);
-	if (n->em_unsupported || n->kind == CBPF_R_NOTIF) {
-		em(m, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-		return 0;
+	if (ew_holds(&s->a, e, hi))
+		goto flip;
+	if (ew_holds(&s->x, e, hi)) {
+		em(m, BPF_MISC | BPF_TXA, 0);
+		s->a = s->x;
+		goto flip;
 	}
-	if (n->kind == CBPF_R_RET) {
-		if (n->ret->kind == CBPF_X_CONST) {
-			em(m, BPF_RET | BPF_K, (uint32_t)n->ret->imm);
-			return 0;
+	for (i = BPF_MEMWORDS - 1; i >= 0; i--)
+		if (ew_holds(&s->mem[i], e, hi)) {
+			em(m, BPF_LD | BPF_MEM, (uint32_t)i);
+			s->a = s->mem[i];
+			goto flip;
 		}
-		if (em_lo(m, n->ret, 0))
-			return -EFAULT;		/* em_node_supported() said yes */
-		em(m, BPF_RET | BPF_A, 0);
+	rc = hi ? em_hi(m, e, sp) : em_lo(m, e, sp);
+	if (rc)
+		return rc;
+	ew_forget(m, s, from);
+	s->a = (struct ew_val){ .e = e, .hi = hi, .valid = true };
+	if (m->n - from >= 3)
+		ew_keep(c, at, kept, s);
+flip:
+	if (s->a.flip != flip) {
+		em(m, BPF_ALU | BPF_XOR | BPF_K, s->a.flip ^ flip);
+		s->a.flip = flip;
+	}
+	return 0;
+}
+
+/* Loading word (e, hi) leaves X alone (X about to be overwritten). */
+static bool ew_keeps_x(const struct ew_state *s, const struct cbpf_expr *e, bool hi)
+{
+	unsigned i;
+
+	if (ew_holds(&s->a, e, hi) || e->kind == CBPF_X_CONST ||
+	    e->kind == CBPF_X_FIELD || (hi && e->hi_zero))
+		return true;
+	for (i = 0; i < BPF_MEMWORDS; i++)
+		if (ew_holds(&s->mem[i], e, hi))
+			return true;
+	return false;
+}
+
+static int ew_emit_test(struct em_ctx *c, struct ew_node *w, struct ew_state *s)
+{
+	struct em *m = &c->m;
+	uint16_t jop = em_jop(w->op);
+	uint32_t k = w->k;
+	int rc = 0;
+
+	if (!w->bx) {
+		/* Equality and bit tests do not care for a flip of bits
+		 * they can undo (in K). */
+		if (w->op == CBPF_C_EQ && ew_holds(&s->a, w->a, w->hi))
+			k ^= s->a.flip;
+		else if (w->op == CBPF_C_SET && ew_holds(&s->a, w->a, w->hi) &&
+			 !(s->a.flip & k))
+			;
+		else if (!(rc = ew_load(c, w, true, s, w->a, w->hi, w->flip, 0)))
+			k ^= w->flip;
+		if (!rc)
+			em_jmp(m, jop | BPF_K, k, w->t->label, w->f->label);
+		return rc;
+	}
+	if (ew_holds(&s->a, w->a, w->hi) && ew_holds(&s->x, w->b, w->bhi) &&
+	    s->a.flip == s->x.flip && (w->op == CBPF_C_EQ || s->a.flip == w->flip)) {
+		em_jmp(m, jop | BPF_X, 0, w->t->label, w->f->label);
 		return 0;
 	}
-	return em_cond(m, n, n->t->em_label, n->f->em_label) ? -EFAULT : 0;
+	rc = ew_load(c, w, false, s, w->b, w->bhi, w->flip, 0);
+	if (rc)
+		return rc;
+	if (ew_keeps_x(s, w->a, w->hi)) {
+		em(m, BPF_MISC | BPF_TAX, 0);
+		s->x = s->a;
+		rc = ew_load(c, w, true, s, w->a, w->hi, w->flip, 0);
+	} else {
+		struct ew_val b = s->a;
+
+		rc = em_st(m, 0);
+		s->mem[0] = s->a;
+		if (!rc)
+			rc = ew_load(c, w, true, s, w->a, w->hi, w->flip, 1);
+		if (!rc) {
+			em(m, BPF_LDX | BPF_MEM, 0);
+			s->x = b;
+		}
+	}
+	if (!rc)
+		em_jmp(m, jop | BPF_X, 0, w->t->label, w->f->label);
+	return rc;
+}
+
+/* Word tests reachable from root, parents first after the reversal
+ * (postorder with an explicit stack: trees can be deep). */
+static int ew_visit(struct ew *w, struct ew_node *root)
+{
+	struct ew_node **stack;
+	uint8_t *state;
+	uint32_t sp = 0, cap = 256;
+	int rc = 0;
+
+	if (root->mark == w->mark)
+		return 0;
+	stack = malloc(cap * sizeof(*stack));
+	state = malloc(cap);
+	if (!stack || !state) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	root->mark = w->mark;
+	stack[sp] = root;
+	state[sp++] = 0;
+	while (sp) {
+		struct ew_node *n = stack[sp - 1], *child = NULL;
+
+		if (n->kind == EW_TEST && state[sp - 1] < 2) {
+			child = state[sp - 1]++ == 0 ? n->t : n->f;
+			child->npred++;
+		}
+		if (!child) {
+			if (w->norder == w->ordcap) {
+				uint32_t ncap = w->ordcap ? w->ordcap * 2 : 256;
+				struct ew_node **v = realloc(w->order, ncap * sizeof(*v));
+
+				if (!v) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				w->order = v;
+				w->ordcap = ncap;
+			}
+			w->order[w->norder++] = n;
+			sp--;
+			continue;
+		}
+		if (child->mark == w->mark)
+			continue;
+		child->mark = w->mark;
+		if (sp == cap) {
+			struct ew_node **ns = realloc(stack, cap * 2 * sizeof(*ns));
+			uint8_t *nst;
+
+			if (ns)
+				stack = ns;
+			nst = ns ? realloc(state, cap * 2) : NULL;
+			if (!nst) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			state = nst;
+			cap *= 2;
+		}
+		stack[sp] = child;
+		state[sp++] = 0;
+	}
+out:
+	free(stack);
+	free(state);
+	return rc;
+}
+
+/* The Bloom sets of words tested under each residual node (c->order is
+ * children first). */
+static void ew_words(struct em_ctx *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->norder; i++) {
+		struct cbpf_rnode *n = c->order[i];
+
+		n->em_words = 0;
+		if (n->kind != CBPF_R_BRANCH || n->em_unsupported)
+			continue;
+		n->em_words = n->t->em_words | n->f->em_words;
+		if (n->b->kind == CBPF_X_CONST)
+			n->em_words |= ew_word_bit(n->a, true) | ew_word_bit(n->a, false);
+	}
+}
+
+/* Lower every residual outcome of the plan; with knowledge first, and
+ * without it when that grows past the budget. Labels the outcomes. */
+static int ew_lower_plan(struct em_ctx *c)
+{
+	struct cbpf_plan *plan = c->plan;
+	struct ew_kctx none = { 0 };
+	uint32_t i, j, pass;
+
+	ew_words(c);
+	for (pass = 0; pass < 2; pass++) {
+		bool over = false;
+
+		ew_free(&c->ew);
+		c->ew.knowledge = pass == 0;
+		c->ew.budget = pass == 0 ? 2 * c->norder + 4096 : UINT32_MAX;
+		c->ew.mark = 1;
+		for (i = 0; i < plan->nclasses && !over; i++)
+			for (j = 0; j < plan->classes[i].nranges && !over; j++) {
+				struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+				struct ew_node *r;
+
+				if (em_is_const(n))
+					continue;
+				r = ew_lower(c, n, &none);
+				if (!r && !c->ew.over)
+					return -ENOMEM;
+				over = !r;
+				if (r)	/* the dispatch jumps there knowing nothing */
+					r->npred += 2;
+				if (r && ew_visit(&c->ew, r))
+					return -ENOMEM;
+			}
+		if (!over)
+			break;
+	}
+	for (i = 0; i < c->ew.norder; i++)
+		c->ew.order[i]->label = em_label(&c->m);
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++) {
+			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+
+			if (!em_is_const(n))
+				n->em_label = ew_lower(c, n, &none)->label;
+		}
+	return c->ew.oom ? -ENOMEM : 0;
+}
+
+/* The residual code: word tests, parents first, each knowing what A, X
+ * and M[] hold when every jump to it agrees. */
+static int ew_emit(struct em_ctx *c)
+{
+	struct cbpf_plan *plan = c->plan;
+	struct ew_state unknown = { 0 };
+	struct em *m = &c->m;
+	struct ew_kctx none = { 0 };
+	unsigned ret_mask = 0;		/* slots valid before the last RET */
+	uint32_t i, j;
+
+	/* The dispatch jumps to the outcomes knowing nothing. */
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++)
+			if (!em_is_const(plan->classes[i].ranges[j].out))
+				ew_flow(ew_lower(c, plan->classes[i].ranges[j].out, &none), &unknown);
+	for (i = c->ew.norder; i-- > 0;) {
+		struct ew_node *w = c->ew.order[i];
+		struct ew_state s = w->in;
+		unsigned k;
+
+		/* The kernel's check (and cbpf_check) lets the slots known
+		 * before a RET flow into the instruction after it, as if it fell
+		 * through: a slot counts as written only if it was there too. */
+		for (k = 0; k < BPF_MEMWORDS; k++)
+			if (!(ret_mask & 1u << k))
+				s.mem[k].valid = false;
+		ret_mask = 0xffff;
+		em_place(m, w->label);
+		switch (w->kind) {
+		case EW_RET:
+			for (k = 0, ret_mask = 0; k < BPF_MEMWORDS; k++)
+				ret_mask |= (unsigned)s.mem[k].valid << k;
+			em(m, BPF_RET | BPF_K, w->k);
+			break;
+		case EW_RET_A:
+			for (k = 0, ret_mask = 0; k < BPF_MEMWORDS; k++)
+				ret_mask |= (unsigned)s.mem[k].valid << k;
+			if (ew_load(c, NULL, false, &s, w->a, false, 0, 0))
+				return -EFAULT;		/* em_node_supported() said yes */
+			em(m, BPF_RET | BPF_A, 0);
+			break;
+		default:
+			if (ew_emit_test(c, w, &s))
+				return -EFAULT;
+			ew_flow(w->t, &s);
+			ew_flow(w->f, &s);
+			break;
+		}
+	}
+	return 0;
 }
 
 /* ---- dispatch ---- */
@@ -902,8 +1875,9 @@ static int em_program(struct em_ctx *c, bool guard)
 			if (rc)
 				return rc;
 		}
-	for (i = 0; i < c->norder; i++)
-		c->order[i]->em_label = em_label(m);
+	rc = ew_lower_plan(c);
+	if (rc)
+		return rc;
 	class_label = calloc(plan->nclasses, sizeof(*class_label));
 	if (!class_label)
 		return -ENOMEM;
@@ -927,11 +1901,9 @@ static int em_program(struct em_ctx *c, bool guard)
 		em_class(c, &plan->classes[i], class_label[i]);
 	free(class_label);
 	/* Residuals, parents before children; constant leaves are shared. */
-	for (i = c->norder; i-- > 0;) {
-		rc = em_residual(c, c->order[i]);
-		if (rc)
-			return rc;
-	}
+	rc = ew_emit(c);
+	if (rc)
+		return rc;
 	return m->oom ? -ENOMEM : 0;
 }
 
@@ -1221,5 +2193,6 @@ out:
 	free(c.m.v);
 	free(c.m.lab);
 	free(c.order);
+	ew_free(&c.ew);
 	return rc;
 }

@@ -332,7 +332,8 @@ static void assert_cache_proves_allow(struct compiled *c, uint32_t arch, int exc
 	}
 }
 
-static struct object *seed_object(void)
+/* samples/NAME.bpf.o as the build made it, or built here. */
+static struct object *sample_object(const char *name)
 {
 	const char *b = getenv("SECBPF_BUILD_DIR");
 	struct secbpf_err err = { { 0 } };
@@ -341,12 +342,18 @@ static struct object *seed_object(void)
 	if (b) {
 		struct object *obj;
 
-		snprintf(path, sizeof(path), "%s/samples/seed_close.bpf.o", b);
+		snprintf(path, sizeof(path), "%s/samples/%s.bpf.o", b, name);
 		obj = object_open_file(path, &err);
 		if (obj)
 			return obj;
 	}
-	return build("samples/seed_close.bpf.c");
+	snprintf(path, sizeof(path), "samples/%s.bpf.c", name);
+	return build(path);
+}
+
+static struct object *seed_object(void)
+{
+	return sample_object("seed_close");
 }
 
 Test(cbpf_compile, seed_sample)
@@ -626,4 +633,196 @@ Test(cbpf_compile, random_programs, .timeout = 300)
 		cbpf_prog_free(&cp);
 	}
 	cr_expect_gt(compiled, 250);
+}
+
+/* ---- path lengths: what the kernel executes, pinned ---- */
+
+/* x86_64 numbers: the filters are built for x86_64 whatever the host. */
+#define NR_CLOSE 3
+#define NR_GETPID 39
+#define NR_SOCKET 41
+#define NR_CLONE 56
+#define NR_PERSONALITY 135
+
+/* Instructions executed for (arch x86_64, nr, args), and the action. */
+static uint32_t steps(const struct compiled *c, int nr, uint64_t a0, uint64_t a1, uint64_t a2,
+		      uint32_t *action)
+{
+	struct seccomp_data sd = { .nr = nr, .arch = AUDIT_ARCH_X86_64, .args = { a0, a1, a2 } };
+	uint32_t n;
+
+	*action = diff_sim_count(c->cp.insns, c->cp.len, &sd, &n);
+	return n;
+}
+
+/* How many times the filter loads the word at offset off for this input. */
+static uint32_t loads_of(const struct compiled *c, int nr, uint64_t a0, uint32_t off)
+{
+	struct seccomp_data sd = { .nr = nr, .arch = AUDIT_ARCH_X86_64, .args = { a0 } };
+	uint32_t pc = 0, a = 0, n = 0, v;
+
+	/* the residual code of these filters is loads and K compares only */
+	while (pc < c->cp.len) {
+		const struct sock_filter *in = &c->cp.insns[pc++];
+
+		switch (in->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			n += in->k == off;
+			memcpy(&a, (const uint8_t *)&sd + in->k, sizeof(a));
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= in->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += in->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+		case BPF_JMP | BPF_JGT | BPF_K:
+		case BPF_JMP | BPF_JGE | BPF_K:
+		case BPF_JMP | BPF_JSET | BPF_K:
+			v = BPF_OP(in->code) == BPF_JEQ ? a == in->k :
+			    BPF_OP(in->code) == BPF_JGT ? a > in->k :
+			    BPF_OP(in->code) == BPF_JGE ? a >= in->k : (a & in->k) != 0;
+			pc += v ? in->jt : in->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return n;
+		default:
+			cr_assert_fail("unexpected insn 0x%x at %u", in->code, pc - 1);
+		}
+	}
+	return n;
+}
+
+/*
+ * samples/docker_like.bpf.c: personality allows five 64-bit values. The
+ * residual tests the high word once and then a tree on the low word
+ * (it reloaded both words before every constant: 28 instructions for
+ * personality(0xffffffff), 172 in all, against 21 for libseccomp's tree).
+ */
+Test(cbpf_paths, docker_like_personality)
+{
+	static const uint64_t allowed[] = { 0, 8, 0x20000, 0x20008, 0xffffffff };
+	static const uint64_t denied[] = { 1, 9, 0x20007, 0x20009, 0xfffffffe,
+					   0x100000000ull, ~0ull, 0xffffffff00000000ull };
+	struct compiled c = { .obj = sample_object("docker_like") };
+	uint32_t i, act, n;
+
+	compile_obj(&c, false);
+	cr_expect_leq(c.cp.len, 154, "docker_like: %u insns", c.cp.len);
+	n = steps(&c, NR_PERSONALITY, 0xffffffff, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 17, "personality(0xffffffff): %u insns", n);
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		n = steps(&c, NR_PERSONALITY, allowed[i], 0, 0, &act);
+		cr_expect_eq(act, SECCOMP_RET_ALLOW, "persona 0x%llx",
+			     (unsigned long long)allowed[i]);
+		cr_expect_leq(n, 17, "persona 0x%llx: %u insns", (unsigned long long)allowed[i], n);
+		cr_expect_eq(loads_of(&c, NR_PERSONALITY, allowed[i], 20), 1);
+		cr_expect_eq(loads_of(&c, NR_PERSONALITY, allowed[i], 16), 1);
+	}
+	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		n = steps(&c, NR_PERSONALITY, denied[i], 0, 0, &act);
+		cr_expect_eq(act, SECCOMP_RET_ERRNO | EPERM, "persona 0x%llx",
+			     (unsigned long long)denied[i]);
+		cr_expect_leq(n, 17, "persona 0x%llx: %u insns", (unsigned long long)denied[i], n);
+		cr_expect_eq(loads_of(&c, NR_PERSONALITY, denied[i], 20), 1);
+		cr_expect_leq(loads_of(&c, NR_PERSONALITY, denied[i], 16), 1);
+	}
+	/* the other argument rules did not get longer */
+	n = steps(&c, NR_CLONE, 0x11, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 13, "clone(SIGCHLD): %u insns", n);
+	n = steps(&c, NR_CLONE, 0x20000, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_leq(n, 13, "clone(CLONE_NEWNS): %u insns", n);
+	n = steps(&c, NR_SOCKET, 2, 1, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 18, "socket(AF_INET): %u insns", n);
+	n = steps(&c, NR_SOCKET, 16, 3, 9, &act);
+	cr_expect_eq(act, SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_leq(n, 18, "socket(AF_NETLINK, NETLINK_AUDIT): %u insns", n);
+	n = steps(&c, NR_GETPID, 0, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 10, "getpid: %u insns", n);
+	differential(&c, 4);
+	release(&c);
+}
+
+Test(cbpf_paths, docker_args_personality)
+{
+	struct compiled c = { .obj = build("tests/cbpf/docker_args.bpf.c") };
+	uint32_t act, n;
+
+	compile_obj(&c, false);
+	cr_expect_leq(c.cp.len, 49, "docker_args: %u insns", c.cp.len);
+	n = steps(&c, NR_PERSONALITY, 0xffffffff, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 15, "personality(0xffffffff): %u insns", n);
+	n = steps(&c, NR_PERSONALITY, 0x1ffffffffull, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_leq(n, 15, "personality(0x1ffffffff): %u insns", n);
+	release(&c);
+}
+
+Test(cbpf_paths, seed_close)
+{
+	struct compiled c = { .obj = seed_object() };
+	uint32_t act, n;
+
+	compile_obj(&c, false);
+	n = steps(&c, NR_CLOSE, 999, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_leq(n, 10, "close(999): %u insns", n);
+	n = steps(&c, NR_CLOSE, 999 | 1ull << 32, 0, 0, &act);
+	cr_expect_eq(act, SECCOMP_RET_ALLOW);
+	cr_expect_leq(n, 8, "close(999 + 2^32): %u insns", n);
+	release(&c);
+}
+
+/*
+ * Written here: x == 1 || x == 2 || x == 3 on a 64-bit argument after a
+ * costly 64-bit expression, (args[0] + args[1]): the sum's words are
+ * computed once per path (A, or a scratch slot), not once per compare.
+ */
+Test(cbpf_paths, costly_word_computed_once)
+{
+	struct secbpf_err err = { { 0 } };
+	struct bpf_insn p[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 16, 0),	/* r2 = args[0] */
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, 3, 1, 24, 0),	/* r3 = args[1] */
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 2, 3, 0, 0),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 4, 1),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 3, 2),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 2, 3),
+		MOV0(SECCOMP_RET_ERRNO | EPERM), EXIT,
+		MOV0(SECCOMP_RET_ALLOW), EXIT,
+	};
+	struct object_prog prog = { .name = "t", .section = "seccomp", .insns = p,
+				    .insn_cnt = 10, .main_cnt = 10 };
+	struct object obj = { .path = "t", .progs = &prog, .prog_cnt = 1 };
+	struct compiled c = { .obj = &obj, .prog = &prog };
+	struct diff_result res;
+	uint64_t v;
+	uint32_t act, n, first = 0;
+
+	cr_assert_eq(cbpf_compile(&obj, &prog, NULL, &c.cp, &err), 0, "%s", err.msg);
+	c.rt = runtime_new(&obj, &prog, &err);
+	cr_assert(c.rt != NULL, "%s", err.msg);
+	for (v = 0; v <= 4; v++) {
+		n = steps(&c, 0, v, 0, 0, &act);
+		cr_expect_eq(act, v >= 1 && v <= 3 ? SECCOMP_RET_ALLOW : SECCOMP_RET_ERRNO | EPERM);
+		if (v == 1)
+			first = n;
+		/* each further compare costs at most a reload and a jump */
+		else if (v == 3 || v == 4)
+			cr_expect_leq(n, first + 4, "x = %llu: %u insns (x = 1: %u)",
+				      (unsigned long long)v, n, first);
+	}
+	if (!diff_check(c.rt, p, 10, &c.cp, NULL, 0, 8, 4, 7, &res)) {
+		dump(&c.cp);
+		cr_assert_fail("%s", res.msg);
+	}
+	runtime_free(c.rt);
+	cbpf_prog_free(&c.cp);
 }

@@ -81,6 +81,93 @@ static inline bool diff_const_allow(const struct sock_filter *f, size_t len, uin
 	return false;
 }
 
+/*
+ * cbpf_sim_run() again, counting the instructions executed (what the
+ * kernel runs for this input), so that tests can pin path lengths.
+ * The filter must have passed cbpf_check(). Returns the action.
+ */
+static inline uint32_t diff_sim_count(const struct sock_filter *f, size_t len,
+				      const struct seccomp_data *sd, uint32_t *steps)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 }, src, v;
+	size_t pc = 0;
+
+	*steps = 0;
+	while (pc < len) {
+		const struct sock_filter *in = &f[pc++];
+
+		(*steps)++;
+		src = BPF_SRC(in->code) == BPF_X ? x : in->k;
+		switch (BPF_CLASS(in->code)) {
+		case BPF_LD:
+		case BPF_LDX:
+			switch (BPF_MODE(in->code)) {
+			case BPF_ABS:
+				if (in->k > sizeof(*sd) - 4)
+					return 0;
+				memcpy(&v, (const uint8_t *)sd + in->k, sizeof(v));
+				break;
+			case BPF_LEN: v = sizeof(*sd); break;
+			case BPF_IMM: v = in->k; break;
+			case BPF_MEM: v = mem[in->k & (BPF_MEMWORDS - 1)]; break;
+			default: return 0;
+			}
+			if (BPF_CLASS(in->code) == BPF_LD)
+				a = v;
+			else
+				x = v;
+			break;
+		case BPF_ST:
+			mem[in->k & (BPF_MEMWORDS - 1)] = a;
+			break;
+		case BPF_STX:
+			mem[in->k & (BPF_MEMWORDS - 1)] = x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(in->code)) {
+			case BPF_ADD: a += src; break;
+			case BPF_SUB: a -= src; break;
+			case BPF_MUL: a *= src; break;
+			case BPF_DIV:
+				if (!src)
+					return 0;
+				a /= src;
+				break;
+			case BPF_AND: a &= src; break;
+			case BPF_OR: a |= src; break;
+			case BPF_XOR: a ^= src; break;
+			case BPF_LSH: a <<= src & 31; break;
+			case BPF_RSH: a >>= src & 31; break;
+			case BPF_NEG: a = 0u - a; break;
+			default: return 0;
+			}
+			break;
+		case BPF_JMP:
+			if (BPF_OP(in->code) == BPF_JA) {
+				pc += in->k;
+				break;
+			}
+			switch (BPF_OP(in->code)) {
+			case BPF_JEQ: v = a == src; break;
+			case BPF_JGT: v = a > src; break;
+			case BPF_JGE: v = a >= src; break;
+			default: v = (a & src) != 0; break;
+			}
+			pc += v ? in->jt : in->jf;
+			break;
+		case BPF_RET:
+			return BPF_RVAL(in->code) == BPF_A ? a : in->k;
+		case BPF_MISC:
+			if (BPF_MISCOP(in->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		}
+	}
+	return 0;
+}
+
 static inline void diff_add(uint64_t *v, uint32_t *n, uint32_t cap, uint64_t x)
 {
 	if (*n < cap)
