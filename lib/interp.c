@@ -132,6 +132,7 @@ struct interp_call {
 	int status;			/* 0 = stopped by interp_call_exit */
 	uint64_t exit_value;
 	struct secbpf_err *err;
+	void *run_ctx;			/* interp_run_ctx(), for helpers */
 	struct interp_frame frames[INTERP_MAX_FRAMES];
 	struct interp_region added[INTERP_MAX_REGIONS];
 	uint8_t stack[INTERP_MAX_FRAMES * INTERP_STACK_SIZE]
@@ -1086,6 +1087,13 @@ int interp_run(const struct interp *in, const uint64_t args[5],
 	       const struct interp_region *regions, size_t nregions,
 	       uint64_t *r0, struct secbpf_err *err)
 {
+	return interp_run_ctx(in, args, regions, nregions, NULL, r0, err);
+}
+
+int interp_run_ctx(const struct interp *in, const uint64_t args[5],
+		   const struct interp_region *regions, size_t nregions,
+		   void *run_ctx, uint64_t *r0, struct secbpf_err *err)
+{
 	static const uint64_t no_args[5];
 	struct interp_call run;
 	uint64_t ret = 0;
@@ -1110,6 +1118,7 @@ int interp_run(const struct interp *in, const uint64_t args[5],
 	run.status = 0;
 	run.exit_value = 0;
 	run.err = err;
+	run.run_ctx = run_ctx;
 	rc = exec(&run, in->slots, args ? args : no_args, &ret, NULL);
 	if (run.stopped) {
 		if (run.status)
@@ -1126,6 +1135,27 @@ int interp_run(const struct interp *in, const uint64_t args[5],
 void *interp_call_user(struct interp_call *call)
 {
 	return call->in->user;
+}
+
+void *interp_call_run_ctx(struct interp_call *call)
+{
+	return call->run_ctx;
+}
+
+unsigned int interp_call_depth(struct interp_call *call)
+{
+	return call->depth;
+}
+
+size_t interp_call_region_mark(struct interp_call *call)
+{
+	return call->nadded;
+}
+
+void interp_call_region_release(struct interp_call *call, size_t mark)
+{
+	if (mark < call->nadded)
+		call->nadded = mark;
 }
 
 int interp_call_check(struct interp_call *call, uint64_t addr, uint64_t size,

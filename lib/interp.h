@@ -86,8 +86,32 @@ int interp_run(const struct interp *in, const uint64_t args[5],
 	       const struct interp_region *regions, size_t nregions,
 	       uint64_t *r0, struct secbpf_err *err);
 
+/*
+ * The same as interp_run, with run_ctx handed to helpers through
+ * interp_call_run_ctx(): state that belongs to one run (the task a syscall
+ * came from, pending tail calls), where the config's user pointer is shared
+ * by all runs.
+ */
+int interp_run_ctx(const struct interp *in, const uint64_t args[5],
+		   const struct interp_region *regions, size_t nregions,
+		   void *run_ctx, uint64_t *r0, struct secbpf_err *err);
+
 /* For helpers: the user pointer of the config. */
 void *interp_call_user(struct interp_call *call);
+
+/* For helpers: the run_ctx of interp_run_ctx (NULL from interp_run). */
+void *interp_call_run_ctx(struct interp_call *call);
+
+/* For helpers: frames in use; 1 when called from the program's entry
+ * function, more from a subprogram or a callback. */
+unsigned int interp_call_depth(struct interp_call *call);
+
+/* For helpers that add a region per callback invocation
+ * (for_each_map_elem): mark the regions added so far, and later drop every
+ * region added after the mark, so a long walk does not run out of them.
+ * A pointer into a dropped region then faults, which stops the run. */
+size_t interp_call_region_mark(struct interp_call *call);
+void interp_call_region_release(struct interp_call *call, size_t mark);
 
 /* For helpers: 0 if [addr, addr+size) is accessible (writable if write),
  * else -EFAULT. size 0 is always accessible. */

@@ -29,7 +29,7 @@ int deny_path(struct seccomp_data *ctx)
 		return SECCOMP_RET_ALLOW;
 	n = bpf_probe_read_user_str(path, sizeof(path), (const void *)ctx->args[1]);
 	if (n < 0)
-		return SECCOMP_RET_ALLOW;	/* the kernel will fail it with EFAULT */
+		return SECCOMP_RET_ALLOW; /* the kernel will fail it with EFAULT */
 	if (n <= (long)PREFIX_LEN)
 		return SECCOMP_RET_ALLOW;
 	for (i = 0; i < (int)PREFIX_LEN; i++)

@@ -29,7 +29,7 @@ int exec_once(struct seccomp_data *ctx)
 		return SECCOMP_RET_ALLOW;
 	st = bpf_task_storage_get(&exec_state, NULL, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st)
-		return SECCOMP_RET_ERRNO | ENOMEM;	/* fail closed */
+		return SECCOMP_RET_ERRNO | ENOMEM; /* fail closed */
 	/* Not atomic (clang's default BPF cpu has no fetch-and-add that
 	 * returns the old value), and it need not be: of two threads racing
 	 * into execve, the kernel lets one exec replace the whole process. */

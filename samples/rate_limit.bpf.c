@@ -14,14 +14,14 @@ const volatile __u64 per_second = 10;
 const volatile __u64 burst = 20;
 
 struct bucket {
-	__u64 credit_ns;	/* tokens * (1e9 / per_second) */
+	__u64 credit_ns; /* tokens * (1e9 / per_second) */
 	__u64 last_ns;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
-	__type(key, __u32);	/* tgid */
+	__type(key, __u32); /* tgid */
 	__type(value, struct bucket);
 } buckets SEC(".maps");
 
@@ -40,10 +40,10 @@ int rate_limit(struct seccomp_data *ctx)
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	b = bpf_map_lookup_elem(&buckets, &tgid);
 	if (!b) {
-		fresh.credit_ns = cap - cost;	/* this call spends one */
+		fresh.credit_ns = cap - cost; /* this call spends one */
 		fresh.last_ns = now;
 		if (bpf_map_update_elem(&buckets, &tgid, &fresh, BPF_ANY))
-			return SECCOMP_RET_ERRNO | EAGAIN;	/* map full: fail closed */
+			return SECCOMP_RET_ERRNO | EAGAIN; /* map full: fail closed */
 		return SECCOMP_RET_ALLOW;
 	}
 	/* Threads of one process race here; the supervisor serializes

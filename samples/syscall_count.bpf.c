@@ -16,8 +16,8 @@ const volatile __u32 counted_nr = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
-	__type(key, __u32);	/* syscall number */
-	__type(value, __u64);	/* calls */
+	__type(key, __u32);   /* syscall number */
+	__type(value, __u64); /* calls */
 } syscall_counts SEC(".maps");
 
 SEC("seccomp")

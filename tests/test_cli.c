@@ -229,3 +229,15 @@ Test(cli, verify_exit_codes_and_reasons)
 	cr_expect_eq(secbpf("verify -v " SEED), 0, "%s", out);
 	cr_expect(strstr(out, "r2 = *(u32 *)(r1 +4)"), "verbose log: %s", out);
 }
+
+Test(cli, native_commands_say_the_kernel_lacks_support)
+{
+	/* This test runs on stock kernels; on the patched one (kernel/) the
+	 * guest tests exercise these commands instead. */
+	if (access("/proc/sys/kernel/seccomp/extended", F_OK) == 0)
+		cr_skip_test("this kernel has the eBPF seccomp port");
+	cr_expect_eq(secbpf("native-run " SEED " -- true"), 125, "%s", out);
+	cr_expect(strstr(out, "lacks eBPF seccomp support"), "%s", out);
+	cr_expect_eq(secbpf("native-verify " SEED), 2, "%s", out);
+	cr_expect(strstr(out, "lacks eBPF seccomp support"), "%s", out);
+}

@@ -71,6 +71,8 @@ int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FIL
 
 int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_native_run(int argc, char **argv);
+int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);

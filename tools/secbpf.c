@@ -17,6 +17,9 @@ static const struct command {
 	{ "cc", cmd_cc, "compile a filter written in C into a BPF object" },
 	{ "compile", cmd_compile, "compile a filter to the classic BPF the kernel runs" },
 	{ "dis", cmd_dis, "disassemble a filter (eBPF, or the compiled cBPF)" },
+	{ "native-run", cmd_native_run,
+	  "run a command under a filter enforced by a patched kernel" },
+	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
@@ -29,7 +32,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: secbpf COMMAND [OPTIONS] [ARGS]\n\n"
 		   "eBPF seccomp filters on stock kernels.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nRun 'secbpf COMMAND --help' for a command's options.\n");
 }
 

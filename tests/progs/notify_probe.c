@@ -4,7 +4,7 @@
  * filters: it makes the syscalls those filters send to the supervisor and
  * prints what it saw, one "key=value" per line. The filters it expects are
  * written by the tests; the syscalls used are getppid (counted, or asked an
- * action by its first argument) and getpgid (notified, always allowed).
+ * action, by its first argument) and getpgid (notified, always allowed).
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -22,8 +22,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define QUERY_MAGIC 0x5ecb	/* getppid(QUERY_MAGIC, i): bits 10i.. of the count */
-#define ACTION_MAGIC 0xac	/* getppid(ACTION_MAGIC, k): the filter's action k */
+#define QUERY_MAGIC 0x5ecb /* getppid(QUERY_MAGIC, i): bits 10i.. of the count */
+#define COUNT_MAGIC 0xc0   /* getppid(COUNT_MAGIC): counted */
+#define ACTION_MAGIC 0xac  /* getppid(ACTION_MAGIC, k): the filter's action k */
 
 /* errno of a syscall, 0 on success. */
 static long errno_of(long rc)
@@ -56,7 +57,7 @@ static void *count_thread(void *p)
 	long i;
 
 	for (i = 0; i < a->n; i++)
-		syscall(SYS_getppid, 0, 0);
+		syscall(SYS_getppid, COUNT_MAGIC, 0);
 	return NULL;
 }
 
@@ -76,6 +77,44 @@ static int mode_count(int threads, long n)
 		pthread_join(t[i], NULL);
 	printf("count=%llu\n", query_count());
 	return 0;
+}
+
+/* churn T N: T threads one after the other, N counted getppid each (the
+ * supervisor's per-thread cache must follow threads coming and going). */
+static int mode_churn(int threads, long n)
+{
+	struct counter_arg a = { .n = n };
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < threads; i++) {
+		if (pthread_create(&t, NULL, count_thread, &a))
+			return 1;
+		pthread_join(t, NULL);
+	}
+	printf("count=%llu\n", query_count());
+	return 0;
+}
+
+static void *exec_thread(void *p)
+{
+	const char *self = p;
+
+	execl(self, self, "count", "1", "10", (char *)NULL);
+	_exit(126);
+}
+
+/* threadexec: 10 counted getppid, then a second thread execs "count 1 10"
+ * (the exec'ing thread takes the leader's TID). */
+static int mode_threadexec(const char *self)
+{
+	pthread_t t;
+
+	count_thread(&(struct counter_arg){ .n = 10 });
+	if (pthread_create(&t, NULL, exec_thread, (void *)self))
+		return 1;
+	pthread_join(t, NULL); /* never returns: the exec replaces us */
+	return 1;
 }
 
 /* forkexec N [child]: N getppid here, in a forked child and in an exec'd
@@ -154,7 +193,7 @@ static int mode_failclosed(void)
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = { .len = 1, .filter = &allow };
 	struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
-	pid_t sup = getppid();
+	pid_t sup = (pid_t)syscall(SYS_getppid, 0);
 	long rc;
 	int i;
 
@@ -163,9 +202,9 @@ static int mode_failclosed(void)
 	fflush(stdout);
 	if (kill(sup, SIGKILL))
 		return 1;
-	for (i = 0; i < 5000 && getppid() == sup; i++)
+	for (i = 0; i < 5000 && syscall(SYS_getppid, 0) == sup; i++)
 		nanosleep(&ms, NULL);
-	if (getppid() == sup)
+	if (syscall(SYS_getppid, 0) == sup)
 		return 1;
 	rc = syscall(SYS_getpgid, 0);
 	printf("after=%ld\n", errno_of(rc));
@@ -182,7 +221,7 @@ static int mode_failclosed(void)
 /* ptrace: try to attach to and read the supervisor (our parent). */
 static int mode_ptrace(void)
 {
-	pid_t sup = getppid();
+	pid_t sup = (pid_t)syscall(SYS_getppid, 0);
 	char buf[16], path[64];
 	struct iovec local = { buf, sizeof(buf) }, remote = { (void *)&mode_ptrace, sizeof(buf) };
 	long rc;
@@ -278,6 +317,10 @@ int main(int argc, char **argv)
 		rc = mode_count(atoi(argv[2]), atol(argv[3]));
 	else if (!strcmp(mode, "forkexec") && argc >= 3)
 		rc = mode_forkexec("/proc/self/exe", atol(argv[2]), argc > 3);
+	else if (!strcmp(mode, "churn") && argc == 4)
+		rc = mode_churn(atoi(argv[2]), atol(argv[3]));
+	else if (!strcmp(mode, "threadexec"))
+		rc = mode_threadexec("/proc/self/exe");
 	else if (!strcmp(mode, "actions"))
 		rc = mode_actions();
 	else if (!strcmp(mode, "kill") && argc == 3)
@@ -295,9 +338,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "open") && argc == 3)
 		rc = mode_open(argv[2]);
 	else
-		fprintf(stderr, "usage: notify_probe count THREADS N | forkexec N | actions | kill K |"
-				" failclosed | ptrace | run PATH [ARG]... | marker FD |"
-				" burst N NR | open PATH\n");
+		fprintf(stderr,
+			"usage: notify_probe count THREADS N | churn THREADS N | threadexec |"
+			" forkexec N | actions | kill K |"
+			" failclosed | ptrace | run PATH [ARG]... | marker FD |"
+			" burst N NR | open PATH\n");
 	fflush(stdout);
 	return rc;
 }

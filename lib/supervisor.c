@@ -1,0 +1,1232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The supervisor (see supervisor.h, DESIGN §1). Worker threads receive
+ * notifications from one listener, re-run the filters' programs on the
+ * notified seccomp_data and reply. Invariants, checked line by line below:
+ * - a notification is answered with CONTINUE only when every filter of the
+ *   stack said ALLOW or LOG for it; any failure replies with an error;
+ * - nothing about the target is read or acted on through a TID before the
+ *   fds naming it were opened and the notification then found still valid
+ *   (SECCOMP_IOCTL_NOTIF_ID_VALID), so a recycled TID is never used;
+ * - all state lives in struct supervisor; every fd is close-on-exec (the
+ *   process may share its fd table with a child that is about to exec).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+#include "action.h"
+#include "cbpf.h"
+#include "supervisor.h"
+
+/* Newer than the uapi headers of older distributions (Linux 6.6). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+#define SUPERVISOR_THREAD_CACHE 64 /* TID -> TGID entries per worker */
+
+/* A thread seen by a worker; valid while pidfd (PIDFD_THREAD) says the
+ * thread lives. tid 0: empty. */
+struct thread_cache_entry {
+	pid_t tid;
+	pid_t tgid;
+	int pidfd;
+};
+
+struct supervisor_worker {
+	struct supervisor *sv;
+	pthread_t thread;
+	bool started;
+	unsigned int cpu;	   /* runtime_task.cpu: this worker's slot */
+	struct seccomp_notif *req; /* sized by the kernel's struct size */
+	struct seccomp_notif_resp *resp;
+	struct thread_cache_entry cache[SUPERVISOR_THREAD_CACHE];
+};
+
+/* A process seen in a notification, watched until it exits so that its
+ * task storage is freed (runtime_task_exit). */
+struct tracked_process {
+	pid_t tgid;
+	int pidfd;
+	uint32_t generation;
+};
+
+struct supervisor {
+	int listener;
+	struct supervisor_prog *progs; /* install order: the last is newest */
+	size_t nprogs;
+	bool open_mem; /* a program reads the target's memory */
+	FILE *log;
+	size_t req_size, resp_size; /* max(ours, the kernel's) */
+	unsigned int nworkers;
+	struct supervisor_worker *workers;
+	unsigned long failures; /* atomic: replies forced by our errors */
+
+	/* Processes with live state: under lock. The reaper thread waits
+	 * on epoll for their pidfds; stop_fd (an eventfd) ends it. */
+	pthread_mutex_t lock;
+	struct tracked_process *tracked;
+	size_t ntracked, captracked;
+	uint32_t generation;
+	int epoll_fd, stop_fd;
+	pthread_t reaper;
+	bool reaper_started;
+};
+
+/* ------------------------------------------------------------------ */
+/* The filter stack                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool is_ret_user_notif(const struct sock_filter *insn)
+{
+	return insn->code == (BPF_RET | BPF_K) &&
+	       (insn->k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF;
+}
+
+/*
+ * A stateful filter's kernel part: the same program with every RET
+ * USER_NOTIF turned into RET ALLOW. The listener filter notifies those
+ * syscalls instead; a filter without a listener must never return
+ * USER_NOTIF (the kernel would fail the syscall with ENOSYS).
+ */
+static struct sock_filter *kernel_part(const struct sock_filter *insns, size_t len)
+{
+	struct sock_filter *out;
+	size_t i;
+
+	out = malloc(len * sizeof(*out));
+	if (!out)
+		return NULL;
+	memcpy(out, insns, len * sizeof(*out));
+	for (i = 0; i < len; i++)
+		if (is_ret_user_notif(&out[i]))
+			out[i].k = SECCOMP_RET_ALLOW;
+	return out;
+}
+
+/* The low 32 bits of args[i]: the kernel reads seccomp()'s op and flags
+ * as unsigned int. seccomp_data is in the host's byte order. */
+#define ARG_LO(i)                                                                                  \
+	(offsetof(struct seccomp_data, args[i]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0))
+
+#define GUARD_BLOCK 8	   /* instructions per (arch, nr) pair */
+#define GUARD_MAX_PAIRS 30 /* keeps every jump within 8 bits */
+
+/*
+ * The listener guard of a combined listener filter (DESIGN §1; the
+ * compiler adds the same guard to a single stateful filter): deny
+ * seccomp(SECCOMP_SET_MODE_FILTER, flags with NEW_LISTENER) with EPERM on
+ * every arch libseccomp knows, then fall through to what follows. One
+ * block per (arch, nr) pair:
+ *	0: ld arch		4: ld args[0].lo
+ *	1: jeq ARCH, 0, 6	5: jeq SET_MODE_FILTER, 0, 2
+ *	2: ld nr		6: ld args[1].lo
+ *	3: jeq NR, 0, 4		7: jset NEW_LISTENER, to deny, 0
+ * then "ja 1; ret ERRNO(EPERM)". The args are loaded only for the seccomp
+ * syscall, so other syscalls stay provable by the kernel's action cache.
+ * Writes at most GUARD_MAX_PAIRS * GUARD_BLOCK + 2 instructions to out and
+ * returns their number.
+ */
+static size_t listener_guard(struct sock_filter *out)
+{
+	static const char *const arches[] = {
+		"x86_64",    "x86",	    "x32",    "aarch64",  "arm",
+		"riscv64",   "ppc64le",	    "ppc64",  "ppc",	  "s390x",
+		"s390",	     "mips",	    "mipsel", "mips64",	  "mipsel64",
+		"mips64n32", "mipsel64n32", "parisc", "parisc64", "loongarch64",
+	};
+	uint32_t pairs[GUARD_MAX_PAIRS][2];
+	size_t npairs = 0, i, j, n = 0;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		uint32_t tok = seccomp_arch_resolve_name(arches[i]), arch;
+		int nr;
+
+		if (!tok)
+			continue;
+		nr = seccomp_syscall_resolve_name_arch(tok, "seccomp");
+		if (nr < 0)
+			continue;
+		/* x32 runs under AUDIT_ARCH_X86_64 with bit 30 in nr. */
+		arch = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
+		for (j = 0; j < npairs; j++)
+			if (pairs[j][0] == arch && pairs[j][1] == (uint32_t)nr)
+				break;
+		if (j < npairs || npairs == GUARD_MAX_PAIRS)
+			continue;
+		pairs[npairs][0] = arch;
+		pairs[npairs][1] = (uint32_t)nr;
+		npairs++;
+	}
+	for (i = 0; i < npairs; i++) {
+		/* From insn 7 of block i to the deny RET: the blocks after
+		 * this one, then the JA. */
+		uint8_t to_deny = (uint8_t)((npairs - i - 1) * GUARD_BLOCK + 1);
+
+		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							offsetof(struct seccomp_data, arch));
+		out[n++] =
+			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i][0], 0, 6);
+		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							offsetof(struct seccomp_data, nr));
+		out[n++] =
+			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i][1], 0, 4);
+		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
+		out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							SECCOMP_SET_MODE_FILTER, 0, 2);
+		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
+		out[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, to_deny, 0);
+	}
+	out[n++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+	out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	return n;
+}
+
+/*
+ * The listener filter for several stateful filters: the listener guard,
+ * then their programs one after the other, each RET USER_NOTIF kept, every
+ * other RET (K or A) turned into a JA to the start of the next one, and
+ * RET ALLOW at the end. So it returns USER_NOTIF iff one of them does (or
+ * EPERM for a process installing a listener). Jumps inside a piece keep
+ * their targets (all relative); a RET at j of a piece of length len jumps
+ * len - j - 1 forward, to the next piece. *len is 0 if it does not fit.
+ * The programs are compiled without a guard of their own: their kernel
+ * parts are installed before the listener, which a guard would refuse.
+ */
+static struct sock_filter *listener_filter(const struct supervisor_prog *progs, size_t n,
+					   size_t *len)
+{
+	struct sock_filter guard[GUARD_MAX_PAIRS * GUARD_BLOCK + 2];
+	struct sock_filter *out;
+	size_t total, i, j, at;
+
+	at = listener_guard(guard);
+	total = at + 1;
+	for (i = 0; i < n; i++)
+		if (progs[i].rt)
+			total += progs[i].len;
+	*len = 0;
+	if (total > CBPF_MAX_INSNS)
+		return NULL;
+	out = calloc(total, sizeof(*out));
+	if (!out)
+		return NULL;
+	memcpy(out, guard, at * sizeof(*out));
+	for (i = 0; i < n; i++) {
+		if (!progs[i].rt)
+			continue;
+		for (j = 0; j < progs[i].len; j++, at++) {
+			const struct sock_filter *in = &progs[i].insns[j];
+
+			if (is_ret_user_notif(in))
+				out[at] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+								       SECCOMP_RET_USER_NOTIF);
+			else if (BPF_CLASS(in->code) == BPF_RET)
+				out[at] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
+								       progs[i].len - j - 1);
+			else
+				out[at] = *in;
+		}
+	}
+	out[at] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	*len = total;
+	return out;
+}
+
+void supervisor_stack_free(struct supervisor_stack *s)
+{
+	size_t i;
+
+	for (i = 0; s->owned && i < s->n; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	free(s->progs);
+	memset(s, 0, sizeof(*s));
+}
+
+bool supervisor_stack_single(const struct supervisor_prog *progs, size_t n)
+{
+	size_t i, nstateful = 0;
+
+	for (i = 0; i < n; i++)
+		if (progs[i].rt)
+			nstateful++;
+	return nstateful == 1 && progs[n - 1].rt;
+}
+
+/* Whether a filter denies this process's arch installing a listener. */
+static bool guard_denies_native(const struct sock_filter *insns, size_t len)
+{
+	struct seccomp_data sd;
+	uint32_t arch = seccomp_arch_native();
+	int nr = seccomp_syscall_resolve_name_arch(arch, "seccomp");
+
+	if (nr < 0)
+		return false;
+	memset(&sd, 0, sizeof(sd));
+	sd.arch = arch;
+	sd.nr = nr;
+	sd.args[0] = SECCOMP_SET_MODE_FILTER;
+	sd.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	return cbpf_sim_run(insns, len, &sd) == (SECCOMP_RET_ERRNO | EPERM);
+}
+
+int supervisor_stack_build(const struct supervisor_prog *progs, size_t n,
+			   struct supervisor_stack *out, struct secbpf_err *err)
+{
+	size_t i, nstateful = 0, len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		if (progs[i].len == 0 || progs[i].len > CBPF_MAX_INSNS)
+			return err_set(err, EINVAL,
+				       "%s: a filter has 1 to %d instructions, not %zu",
+				       progs[i].name, CBPF_MAX_INSNS, progs[i].len);
+		if (progs[i].rt)
+			nstateful++;
+	}
+	if (nstateful == 0)
+		return err_set(err, EINVAL, "no filter needs the supervisor");
+
+	/* The common case: one stateful filter, given last, is itself the
+	 * listener filter; no rewriting at all. Its guard comes from the
+	 * compiler: check it is there, at least for the native arch. */
+	if (supervisor_stack_single(progs, n)) {
+		if (!guard_denies_native(progs[n - 1].insns, progs[n - 1].len))
+			return err_set(err, EINVAL,
+				       "%s: the listener filter was compiled without the listener "
+				       "guard (cbpf_compile_opts.listener_guard)",
+				       progs[n - 1].name);
+		out->n = n;
+		out->progs = calloc(n, sizeof(*out->progs));
+		out->owned = calloc(n, sizeof(*out->owned));
+		if (!out->progs || !out->owned)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			out->progs[i].len = (unsigned short)progs[i].len;
+			out->progs[i].filter = (struct sock_filter *)progs[i].insns;
+		}
+		return 0;
+	}
+
+	out->n = n + 1;
+	out->progs = calloc(n + 1, sizeof(*out->progs));
+	out->owned = calloc(n + 1, sizeof(*out->owned));
+	if (!out->progs || !out->owned)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		out->progs[i].len = (unsigned short)progs[i].len;
+		if (!progs[i].rt) {
+			out->progs[i].filter = (struct sock_filter *)progs[i].insns;
+			continue;
+		}
+		out->owned[i] = kernel_part(progs[i].insns, progs[i].len);
+		if (!out->owned[i])
+			goto nomem;
+		out->progs[i].filter = out->owned[i];
+	}
+	out->owned[n] = listener_filter(progs, n, &len);
+	if (!out->owned[n] && len == 0) {
+		/* Too long to concatenate (or no memory): the guard, then
+		 * notify every syscall. The supervisor still combines every
+		 * filter's action exactly; only speed is lost. */
+		out->owned[n] = calloc(GUARD_MAX_PAIRS * GUARD_BLOCK + 3, sizeof(**out->owned));
+		if (!out->owned[n])
+			goto nomem;
+		len = listener_guard(out->owned[n]);
+		out->owned[n][len++] =
+			(struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+		out->listener_notifies_all = true;
+		out->progs[n].filter = out->owned[n];
+		out->progs[n].len = (unsigned short)len;
+	} else {
+		out->progs[n].filter = out->owned[n];
+		out->progs[n].len = (unsigned short)len;
+	}
+	/* What is built here must pass the kernel's rules like anything
+	 * the compiler emits. */
+	for (i = 0; i <= n; i++) {
+		if (!out->owned[i])
+			continue;
+		rc = cbpf_check(out->progs[i].filter, out->progs[i].len, err);
+		if (rc) {
+			err_prefix(err, "internal error: supervised stack, filter %zu", i + 1);
+			supervisor_stack_free(out);
+			return -EFAULT;
+		}
+	}
+	return 0;
+nomem:
+	supervisor_stack_free(out);
+	return err_set(err, ENOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------------------ */
+/* Decisions                                                            */
+/* ------------------------------------------------------------------ */
+
+enum supervisor_deed supervisor_reply_for(uint32_t ret, struct seccomp_notif_resp *resp)
+{
+	uint32_t eff = action_effective(ret);
+	uint32_t data = eff & SECCOMP_RET_DATA;
+
+	resp->val = 0;
+	resp->flags = 0;
+	switch (eff & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return SUPERVISOR_CONTINUE;
+	case SECCOMP_RET_LOG:
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return SUPERVISOR_LOG;
+	case SECCOMP_RET_ERRNO:
+		/* As the kernel does: data above MAX_ERRNO is capped; ERRNO(0)
+		 * skips the syscall, which returns 0. */
+		resp->error = -(int32_t)(data > ACTION_MAX_ERRNO ? ACTION_MAX_ERRNO : data);
+		return SUPERVISOR_FAIL;
+	case SECCOMP_RET_TRAP:
+		resp->error = -ENOSYS;
+		return SUPERVISOR_TRAP;
+	case SECCOMP_RET_TRACE:
+		/* What the kernel does when no tracer is attached. */
+		resp->error = -ENOSYS;
+		return SUPERVISOR_FAIL;
+	case SECCOMP_RET_USER_NOTIF:
+		/* No user agent is configured. */
+		resp->error = -ENOSYS;
+		return SUPERVISOR_FAIL;
+	case SECCOMP_RET_KILL_THREAD:
+	case SECCOMP_RET_KILL_PROCESS:
+	default:
+		/* Seen only if the kill itself failed: never CONTINUE. */
+		resp->error = -EPERM;
+		return SUPERVISOR_KILL;
+	}
+}
+
+/* Run one filter's program for a syscall of task (helpers act on it). */
+static int run_program(const struct supervisor_prog *p, const struct seccomp_data *sd,
+		       const struct runtime_task *task, uint32_t *ret, struct secbpf_err *err)
+{
+	return runtime_run_task(p->rt, sd, task, ret, err);
+}
+
+int supervisor_decide(const struct supervisor *sv, const struct seccomp_data *sd,
+		      const struct runtime_task *task, uint32_t *ret, struct secbpf_err *err)
+{
+	uint32_t combined = 0, r;
+	size_t i;
+	int rc;
+
+	/* Newest first, as the kernel walks the stack; on a tie the newer
+	 * filter's value is kept (action_combine). */
+	for (i = sv->nprogs; i-- > 0;) {
+		const struct supervisor_prog *p = &sv->progs[i];
+
+		r = cbpf_sim_run(p->insns, p->len, sd);
+		if ((r & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF && p->rt) {
+			rc = run_program(p, sd, task, &r, err);
+			if (rc) {
+				err_prefix(err, "%s", p->name);
+				return rc;
+			}
+		}
+		combined = i == sv->nprogs - 1 ? r : action_combine(combined, r);
+	}
+	*ret = combined;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The target of a notification                                        */
+/* ------------------------------------------------------------------ */
+
+/* The thread of a notification, as the worker knows it. */
+struct target {
+	pid_t tid;
+	pid_t tgid;
+	int mem_fd; /* /proc/TID/mem opened before ID_VALID, or -1 */
+};
+
+static void sv_log(struct supervisor *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sv_log(struct supervisor *sv, const char *fmt, ...)
+{
+	char line[SECBPF_ERR_MAX + 128];
+	va_list ap;
+
+	/* One fprintf per line: stdio locks the stream for each call. */
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(sv->log, "secbpf: supervisor: %s\n", line);
+	fflush(sv->log);
+}
+
+static bool notif_valid(const struct supervisor *sv, uint64_t id)
+{
+	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* runtime_task.still_valid: helpers call it after reading the task. */
+struct valid_ctx {
+	const struct supervisor *sv;
+	uint64_t id;
+};
+
+static int task_still_valid(void *arg)
+{
+	const struct valid_ctx *v = arg;
+
+	return notif_valid(v->sv, v->id) ? 0 : -ESRCH;
+}
+
+/* Whether a pidfd says its process has exited (it becomes readable). */
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0; /* an error counts as exited */
+}
+
+/* Forget tracked[i] and free the state its process left; under lock. */
+static void forget_process(struct supervisor *sv, size_t i)
+{
+	pid_t tgid = sv->tracked[i].tgid;
+	size_t j;
+
+	epoll_ctl(sv->epoll_fd, EPOLL_CTL_DEL, sv->tracked[i].pidfd, NULL);
+	close(sv->tracked[i].pidfd);
+	sv->tracked[i] = sv->tracked[--sv->ntracked];
+	for (j = 0; j < sv->nprogs; j++)
+		if (sv->progs[j].rt)
+			runtime_task_exit(sv->progs[j].rt, tgid);
+}
+
+/*
+ * Watch process tgid (whose thread made notification id) until it exits,
+ * so that the state programs keep for it (task storage) goes with it.
+ * The pidfd is opened first and the notification checked after, so the
+ * pidfd names that process and not a later one with the same PID. A
+ * tracked entry whose process has exited is an earlier process with this
+ * PID whose exit the reaper has not handled yet: its state is freed here,
+ * before this process's programs run. Returns 0 or a negative errno (the
+ * caller then fails the syscall).
+ */
+static int track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct tracked_process *grown;
+	size_t i;
+	int pidfd, rc = 0;
+
+	pthread_mutex_lock(&sv->lock);
+	for (i = 0; i < sv->ntracked; i++) {
+		if (sv->tracked[i].tgid != tgid)
+			continue;
+		/* Two live processes never share a PID: if the tracked
+		 * one lives, it is the caller's. */
+		if (!pidfd_exited(sv->tracked[i].pidfd))
+			goto out;
+		forget_process(sv, i);
+		break;
+	}
+	if (sv->ntracked == sv->captracked) {
+		size_t cap = sv->captracked ? 2 * sv->captracked : 16;
+
+		grown = realloc(sv->tracked, cap * sizeof(*grown));
+		if (!grown) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		sv->tracked = grown;
+		sv->captracked = cap;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!notif_valid(sv, id)) {
+		close(pidfd);
+		rc = -ESRCH;
+		goto out;
+	}
+	/* The generation tells this entry from a later one for the same
+	 * PID when the reaper handles a stale event; never 0 (stop). */
+	sv->generation++;
+	ev.data.u64 = (uint64_t)sv->generation << 32 | (uint32_t)tgid;
+	if (epoll_ctl(sv->epoll_fd, EPOLL_CTL_ADD, pidfd, &ev)) {
+		rc = -errno;
+		close(pidfd);
+		goto out;
+	}
+	sv->tracked[sv->ntracked].tgid = tgid;
+	sv->tracked[sv->ntracked].pidfd = pidfd;
+	sv->tracked[sv->ntracked].generation = sv->generation;
+	sv->ntracked++;
+out:
+	pthread_mutex_unlock(&sv->lock);
+	return rc;
+}
+
+/* The reaper: frees the state of each tracked process once it exits. */
+static void *reaper_main(void *arg)
+{
+	struct supervisor *sv = arg;
+	struct epoll_event ev[16];
+	uint32_t gen;
+	pid_t tgid;
+	size_t j;
+	int n, i;
+
+	for (;;) {
+		n = epoll_wait(sv->epoll_fd, ev, 16, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.u64 == 0)
+				return NULL; /* stop_fd */
+			tgid = (pid_t)(uint32_t)ev[i].data.u64;
+			gen = (uint32_t)(ev[i].data.u64 >> 32);
+			pthread_mutex_lock(&sv->lock);
+			for (j = 0; j < sv->ntracked; j++)
+				if (sv->tracked[j].tgid == tgid &&
+				    sv->tracked[j].generation == gen) {
+					forget_process(sv, j);
+					break;
+				}
+			pthread_mutex_unlock(&sv->lock);
+		}
+	}
+}
+
+/* The value of a "Name:\t..." line of a status file, or NULL. */
+static const char *status_field(const char *status, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = status;
+
+	for (;;) {
+		if (!strncmp(p, name, len) && p[len] == ':')
+			return p + len + 1;
+		p = strchr(p, '\n');
+		if (!p)
+			return NULL;
+		p++;
+	}
+}
+
+/* What /proc/TID/status tells the supervisor. */
+struct task_status {
+	pid_t tgid;
+	bool sigsys_blocked; /* in the thread's mask */
+	bool sigsys_ignored; /* SIG_IGN in the process */
+};
+
+/*
+ * Read /proc/TID/status through proc_fd, a /proc/TID opened before the
+ * notification was found valid: if the task has died since, the read
+ * fails rather than reading a newer task of that TID.
+ */
+static int read_task_status(int proc_fd, struct task_status *st)
+{
+	char buf[8192];
+	const char *v;
+	ssize_t n;
+	long tgid;
+	int fd;
+
+	fd = openat(proc_fd, "status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	buf[n] = '\0';
+
+	v = status_field(buf, "Tgid");
+	if (!v)
+		return -EIO;
+	tgid = strtol(v, NULL, 10);
+	if (tgid <= 0)
+		return -EIO;
+	st->tgid = (pid_t)tgid;
+	v = status_field(buf, "SigBlk");
+	if (!v)
+		return -EIO;
+	st->sigsys_blocked = strtoull(v, NULL, 16) & (1ull << (SIGSYS - 1));
+	v = status_field(buf, "SigIgn");
+	if (!v)
+		return -EIO;
+	st->sigsys_ignored = strtoull(v, NULL, 16) & (1ull << (SIGSYS - 1));
+	return 0;
+}
+
+/* Open /proc/TID as a directory (close-on-exec), or -errno. */
+static int open_proc_dir(pid_t tid)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The status of the thread of notification id, read race-free: /proc/TID
+ * is opened first, the notification checked after, then read through the
+ * fd. -ESRCH when the notification is no longer valid.
+ */
+static int notif_task_status(const struct supervisor *sv, uint64_t id, pid_t tid,
+			     struct task_status *st)
+{
+	int proc_fd, rc;
+
+	proc_fd = open_proc_dir(tid);
+	if (!notif_valid(sv, id)) {
+		if (proc_fd >= 0)
+			close(proc_fd);
+		return -ESRCH;
+	}
+	if (proc_fd < 0)
+		return proc_fd;
+	rc = read_task_status(proc_fd, st);
+	close(proc_fd);
+	return rc;
+}
+
+static void thread_cache_evict(struct thread_cache_entry *c)
+{
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
+	c->tid = 0;
+	c->tgid = 0;
+}
+
+/*
+ * Who made notification req: its TID, its thread group and, when a program
+ * of the stack reads memory, /proc/TID/mem (opened before the notification
+ * is checked, so that it never names a later task with that TID).
+ *
+ * Reading /proc/TID/status costs more than the rest of a notification, so
+ * each worker caches TID -> TGID with a pidfd of the thread (PIDFD_THREAD).
+ * An entry is used only while that pidfd says the thread lives: a live
+ * thread's TID cannot belong to another, so it is the thread that made the
+ * syscall, whose TGID cannot have changed (a thread that execs from a
+ * non-leader takes the leader's TID, and its old one is seen as exited).
+ *
+ * Returns 0; -ESRCH if the notification is no longer valid (nothing to
+ * answer); another negative errno if the thread cannot be looked at.
+ */
+static int target_open(struct supervisor_worker *w, const struct seccomp_notif *req,
+		       struct target *t)
+{
+	struct thread_cache_entry *c = &w->cache[req->pid % SUPERVISOR_THREAD_CACHE];
+	const struct supervisor *sv = w->sv;
+	struct task_status st;
+	char path[40];
+	int proc_fd, pidfd, rc;
+
+	t->tid = (pid_t)req->pid;
+	t->tgid = 0;
+	t->mem_fd = -1;
+	if (t->tid <= 0)
+		return -ENOENT; /* not in our pid namespace */
+	if (c->tid == t->tid && !pidfd_exited(c->pidfd)) {
+		t->tgid = c->tgid;
+		if (!sv->open_mem)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
+		t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (!notif_valid(sv, req->id))
+			return -ESRCH;
+		return 0;
+	}
+
+	thread_cache_evict(c);
+	proc_fd = open_proc_dir(t->tid);
+	/* Before 6.9 there is no thread pidfd: nothing is cached then. */
+	pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+	if (proc_fd >= 0 && sv->open_mem)
+		t->mem_fd = openat(proc_fd, "mem", O_RDONLY | O_CLOEXEC);
+	if (!notif_valid(sv, req->id)) {
+		rc = -ESRCH;
+		goto fail;
+	}
+	if (proc_fd < 0) {
+		rc = proc_fd;
+		goto fail;
+	}
+	rc = read_task_status(proc_fd, &st);
+	if (rc)
+		goto fail;
+	close(proc_fd);
+	t->tgid = st.tgid;
+	if (pidfd >= 0) {
+		c->tid = t->tid;
+		c->tgid = st.tgid;
+		c->pidfd = pidfd;
+	}
+	return 0;
+fail:
+	if (proc_fd >= 0)
+		close(proc_fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
+}
+
+static void target_close(struct target *t)
+{
+	if (t->mem_fd >= 0)
+		close(t->mem_fd);
+	t->mem_fd = -1;
+}
+
+/*
+ * SIGKILL the thread group through a pidfd of its leader. The pidfd is
+ * opened first and the notification checked after: a valid notification
+ * means the thread still lives, so its thread group is the one the pidfd
+ * names. The kernel cannot kill one thread alone from outside.
+ */
+static int target_kill(struct supervisor *sv, uint64_t id, const struct target *t)
+{
+	int pidfd, rc = 0;
+
+	pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
+	if (pidfd < 0)
+		return -errno;
+	if (!notif_valid(sv, id)) {
+		close(pidfd);
+		return -ESRCH;
+	}
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0))
+		rc = -errno;
+	close(pidfd);
+	return rc;
+}
+
+/*
+ * SIGSYS to the thread, as SECCOMP_RET_TRAP does; si_code is SI_QUEUE
+ * since no process may send another one a kernel siginfo. The kernel's
+ * trap is forced: when SIGSYS is blocked or ignored it kills the process,
+ * and so do we. The thread sits in the notified syscall (it can only die,
+ * which ID_VALID sees), so tgid/tid still name it when the signal is sent.
+ */
+static int target_trap(struct supervisor *sv, uint64_t id, const struct target *t, uint32_t ret)
+{
+	struct task_status st;
+	siginfo_t info;
+	int rc;
+
+	rc = notif_task_status(sv, id, t->tid, &st);
+	if (rc)
+		return rc;
+	if (st.sigsys_blocked || st.sigsys_ignored)
+		return target_kill(sv, id, t);
+	if (!notif_valid(sv, id))
+		return -ESRCH;
+	memset(&info, 0, sizeof(info));
+	info.si_signo = SIGSYS;
+	info.si_code = SI_QUEUE;
+	info.si_errno = (int)(ret & SECCOMP_RET_DATA); /* as the kernel's trap */
+	info.si_pid = getpid();
+	info.si_uid = getuid();
+	if (syscall(SYS_rt_tgsigqueueinfo, t->tgid, t->tid, SIGSYS, &info))
+		return -errno;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers                                                              */
+/* ------------------------------------------------------------------ */
+
+static void send_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
+{
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
+		return;
+	/* ENOENT: the task died (or was killed by us) meanwhile. */
+	if (errno != ENOENT)
+		sv_log(sv, "cannot reply to notification %llu: %s", (unsigned long long)resp->id,
+		       strerror(errno));
+}
+
+/* Reply with the error already in resp because the supervisor failed. */
+static void fail_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
+{
+	__atomic_add_fetch(&sv->failures, 1, __ATOMIC_RELAXED);
+	send_reply(sv, resp);
+}
+
+/* Handle one notification: decide, act, reply (see the file comment). */
+static void worker_handle(struct supervisor_worker *w)
+{
+	struct supervisor *sv = w->sv;
+	const struct seccomp_notif *req = w->req;
+	struct seccomp_notif_resp *resp = w->resp;
+	struct valid_ctx valid = { .sv = sv, .id = req->id };
+	struct secbpf_err err = { { 0 } };
+	struct runtime_task task;
+	enum supervisor_deed deed;
+	struct target t;
+	uint32_t ret;
+	int rc;
+
+	memset(resp, 0, sv->resp_size);
+	resp->id = req->id;
+	resp->error = -ENOSYS; /* until decided: what a dead supervisor gives */
+
+	rc = target_open(w, req, &t);
+	if (rc == -ESRCH)
+		goto out; /* the task is gone: nothing to answer */
+	if (rc) {
+		sv_log(sv,
+		       "pid %u: cannot read /proc/%u/status (%s): failing syscall %d with "
+		       "ENOSYS",
+		       req->pid, req->pid, strerror(-rc), req->data.nr);
+		fail_reply(sv, resp);
+		goto out;
+	}
+
+	rc = track_process(sv, t.tgid, req->id);
+	if (rc) {
+		if (rc != -ESRCH)
+			sv_log(sv,
+			       "pid %u: cannot watch process %d (%s): failing syscall %d "
+			       "with ENOSYS",
+			       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
+		fail_reply(sv, resp);
+		goto out;
+	}
+
+	memset(&task, 0, sizeof(task));
+	task.tid = t.tid;
+	task.tgid = t.tgid;
+	task.mem_fd = t.mem_fd;
+	task.still_valid = task_still_valid;
+	task.still_valid_ctx = &valid;
+	task.cpu = w->cpu;
+	rc = supervisor_decide(sv, &req->data, &task, &ret, &err);
+	if (rc) {
+		sv_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid, req->data.nr,
+		       err.msg);
+		fail_reply(sv, resp);
+		goto out;
+	}
+
+	deed = supervisor_reply_for(ret, resp);
+	switch (deed) {
+	case SUPERVISOR_CONTINUE:
+	case SUPERVISOR_FAIL:
+		break;
+	case SUPERVISOR_LOG:
+		sv_log(sv, "LOG: pid %u (tgid %d) syscall %d arch 0x%x", req->pid, (int)t.tgid,
+		       req->data.nr, req->data.arch);
+		break;
+	case SUPERVISOR_KILL:
+		rc = target_kill(sv, req->id, &t);
+		if (rc && rc != -ESRCH)
+			sv_log(sv,
+			       "pid %u: cannot kill process %d (%s): syscall %d fails with EPERM",
+			       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
+		break;
+	case SUPERVISOR_TRAP:
+		rc = target_trap(sv, req->id, &t, ret);
+		if (rc && rc != -ESRCH)
+			sv_log(sv, "pid %u: cannot send SIGSYS (%s): syscall %d fails with ENOSYS",
+			       req->pid, strerror(-rc), req->data.nr);
+		break;
+	}
+	send_reply(sv, resp);
+out:
+	target_close(&t);
+}
+
+/* Whether the listener reports that no task uses the filter any more. */
+static bool listener_hung_up(const struct supervisor *sv)
+{
+	struct pollfd p = { .fd = sv->listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+static void *worker_main(void *arg)
+{
+	struct supervisor_worker *w = arg;
+	struct supervisor *sv = w->sv;
+
+	for (;;) {
+		/* The kernel wants a zeroed buffer. */
+		memset(w->req, 0, sv->req_size);
+		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
+			worker_handle(w);
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		/* ENOENT: the task was killed before we got its notification,
+		 * or no task uses the filter any more (RECV then wakes every
+		 * waiter with ENOENT): only the latter ends the worker. */
+		if (errno == ENOENT) {
+			if (listener_hung_up(sv))
+				return NULL;
+			continue;
+		}
+		/* Nothing else is expected. Fail closed: once this process is
+		 * gone the kernel answers every notified syscall with ENOSYS,
+		 * whereas a worker that stopped would leave them hanging. */
+		sv_log(sv, "cannot receive notifications: %s; aborting", strerror(errno));
+		abort();
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                           */
+/* ------------------------------------------------------------------ */
+
+unsigned int supervisor_default_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > 4 ? 4 : (unsigned int)n;
+}
+
+struct supervisor *supervisor_new(int listener, const struct supervisor_prog *progs, size_t n,
+				  const struct supervisor_opts *opts, struct secbpf_err *err)
+{
+	struct seccomp_notif_sizes sizes;
+	struct supervisor *sv;
+	unsigned int i, j;
+
+	if (listener < 0 || n == 0) {
+		err_set(err, EINVAL, "no listener or no filter");
+		return NULL;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes)) {
+		err_set(err, errno, "cannot get the notification sizes: %s", strerror(errno));
+		return NULL;
+	}
+	sv = calloc(1, sizeof(*sv));
+	if (!sv) {
+		err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	sv->listener = listener;
+	sv->epoll_fd = -1;
+	sv->stop_fd = -1;
+	pthread_mutex_init(&sv->lock, NULL);
+	sv->log = stderr;
+	sv->nworkers = supervisor_default_workers();
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
+		if (opts->nworkers)
+			sv->nworkers = opts->nworkers;
+		if (opts->log)
+			sv->log = opts->log;
+	}
+	if (sv->nworkers > SUPERVISOR_MAX_WORKERS)
+		sv->nworkers = SUPERVISOR_MAX_WORKERS;
+	/* The kernel copies its own struct sizes: never less than that. */
+	sv->req_size = sizeof(struct seccomp_notif);
+	if (sizes.seccomp_notif > sv->req_size)
+		sv->req_size = sizes.seccomp_notif;
+	sv->resp_size = sizeof(struct seccomp_notif_resp);
+	if (sizes.seccomp_notif_resp > sv->resp_size)
+		sv->resp_size = sizes.seccomp_notif_resp;
+
+	sv->progs = calloc(n, sizeof(*sv->progs));
+	sv->workers = calloc(sv->nworkers, sizeof(*sv->workers));
+	if (!sv->progs || !sv->workers)
+		goto nomem;
+	/* Before anything can fail: supervisor_free closes cached pidfds. */
+	for (i = 0; i < sv->nworkers; i++)
+		for (j = 0; j < SUPERVISOR_THREAD_CACHE; j++)
+			sv->workers[i].cache[j].pidfd = -1;
+	memcpy(sv->progs, progs, n * sizeof(*progs));
+	sv->nprogs = n;
+	sv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	sv->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (sv->epoll_fd < 0 || sv->stop_fd < 0) {
+		err_set(err, errno, "cannot create an epoll or event fd: %s", strerror(errno));
+		goto fail;
+	}
+	{
+		/* data 0 is never a TGID: it means stop. */
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
+
+		if (epoll_ctl(sv->epoll_fd, EPOLL_CTL_ADD, sv->stop_fd, &ev)) {
+			err_set(err, errno, "epoll_ctl: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	for (i = 0; i < n; i++)
+		sv->open_mem |= progs[i].rt && progs[i].reads_memory;
+	for (i = 0; i < sv->nworkers; i++) {
+		sv->workers[i].sv = sv;
+		sv->workers[i].cpu = i;
+		sv->workers[i].req = calloc(1, sv->req_size);
+		sv->workers[i].resp = calloc(1, sv->resp_size);
+		if (!sv->workers[i].req || !sv->workers[i].resp)
+			goto nomem;
+	}
+	return sv;
+nomem:
+	err_set(err, ENOMEM, "out of memory");
+fail:
+	sv->listener = -1; /* the caller keeps it on failure */
+	supervisor_free(sv);
+	return NULL;
+}
+
+int supervisor_start(struct supervisor *sv, struct secbpf_err *err)
+{
+	uint64_t flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	unsigned int i;
+	int rc;
+
+	/* A hint that the target waits for our reply on this CPU, so the
+	 * kernel can switch to us directly (Linux 6.6); older kernels say
+	 * EINVAL or ENOTTY and work without it. */
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);
+	rc = pthread_create(&sv->reaper, NULL, reaper_main, sv);
+	if (rc)
+		return err_set(err, rc, "cannot start the reaper thread: %s", strerror(rc));
+	sv->reaper_started = true;
+	for (i = 0; i < sv->nworkers; i++) {
+		rc = pthread_create(&sv->workers[i].thread, NULL, worker_main, &sv->workers[i]);
+		if (rc)
+			return err_set(err, rc, "cannot start worker %u: %s", i, strerror(rc));
+		sv->workers[i].started = true;
+	}
+	return 0;
+}
+
+unsigned long supervisor_wait(struct supervisor *sv)
+{
+	unsigned int i;
+
+	for (i = 0; i < sv->nworkers; i++) {
+		if (!sv->workers[i].started)
+			continue;
+		pthread_join(sv->workers[i].thread, NULL);
+		sv->workers[i].started = false;
+	}
+	if (sv->reaper_started) {
+		uint64_t one = 1;
+
+		if (write(sv->stop_fd, &one, sizeof(one)) == sizeof(one))
+			pthread_join(sv->reaper, NULL);
+		sv->reaper_started = false;
+	}
+	return __atomic_load_n(&sv->failures, __ATOMIC_RELAXED);
+}
+
+void supervisor_free(struct supervisor *sv)
+{
+	unsigned int i, j;
+
+	if (!sv)
+		return;
+	for (i = 0; sv->workers && i < sv->nworkers; i++) {
+		for (j = 0; j < SUPERVISOR_THREAD_CACHE; j++)
+			thread_cache_evict(&sv->workers[i].cache[j]);
+		free(sv->workers[i].req);
+		free(sv->workers[i].resp);
+	}
+	if (sv->listener >= 0)
+		close(sv->listener);
+	/* Processes still tracked: their state goes with the runtimes. */
+	for (i = 0; i < sv->ntracked; i++)
+		close(sv->tracked[i].pidfd);
+	if (sv->epoll_fd >= 0)
+		close(sv->epoll_fd);
+	if (sv->stop_fd >= 0)
+		close(sv->stop_fd);
+	pthread_mutex_destroy(&sv->lock);
+	free(sv->tracked);
+	free(sv->workers);
+	free(sv->progs);
+	free(sv);
+}
+
+int supervisor_make_undumpable(void)
+{
+	/* Seed 009's rule enforced on ourselves: a non-dumpable process
+	 * cannot be ptraced or read (process_vm_readv, /proc/PID/mem) by a
+	 * target without CAP_SYS_PTRACE. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return -errno;
+	return 0;
+}
+
+int supervisor_ignore_stop_signals(void)
+{
+	static const int job_control[] = { SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
+	size_t i;
+
+	/* A stopped supervisor would freeze every target; a write to a
+	 * closed log pipe must not kill it either. */
+	for (i = 0; i < sizeof(job_control) / sizeof(job_control[0]); i++)
+		if (signal(job_control[i], SIG_IGN) == SIG_ERR)
+			return -errno;
+	return 0;
+}
+
+int supervisor_count_own_filters(void)
+{
+	char buf[8192];
+	const char *v;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	v = status_field(buf, "Seccomp_filters");
+	if (!v)
+		return -ENOENT;
+	return atoi(v);
+}
