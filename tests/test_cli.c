@@ -241,3 +241,41 @@ Test(cli, native_commands_say_the_kernel_lacks_support)
 	cr_expect_eq(secbpf("native-verify " SEED), 2, "%s", out);
 	cr_expect(strstr(out, "lacks eBPF seccomp support"), "%s", out);
 }
+
+/* secbpf-conformance-plugin speaks the bpf_conformance protocol: the
+ * program as hex on stdin, the memory as hex in argv[1], r0 in hex out. */
+static int plugin(const char *prog_hex, const char *mem_hex)
+{
+	char cmd[4096];
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "echo '%s' | '%s/secbpf-conformance-plugin' %s 2>&1", prog_hex,
+		 getenv("SECBPF_BUILD_DIR"), mem_hex);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(cli, conformance_plugin_protocol)
+{
+	/* lddw r0, 0x1122334455667788; exit */
+	cr_assert_eq(plugin("18 00 00 00 88 77 66 55 00 00 00 00 44 33 22 11 "
+			    "95 00 00 00 00 00 00 00",
+			    ""),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "1122334455667788\n");
+	/* ldxw r0, [r1+4]; exit, on memory "aa bb cc dd 01 02 03 04" */
+	cr_assert_eq(plugin("6110040000000000 9500000000000000", "'aabbccdd01020304'"), 0, "%s",
+		     out);
+	cr_expect_str_eq(out, "4030201\n");
+	/* A load past the memory is an error, not a crash. */
+	cr_expect_eq(plugin("6110100000000000 9500000000000000", "'aabbccdd'"), 1, "%s", out);
+	cr_expect(strstr(out, "secbpf-conformance-plugin:"), "%s", out);
+	/* Not hex. */
+	cr_expect_eq(plugin("zz", ""), 1, "%s", out);
+}
