@@ -113,6 +113,21 @@ bad:
 		    regno, name);
 }
 
+/* Helpers that change the map given as their first argument. */
+static bool helper_writes_map(int32_t id)
+{
+	switch (id) {
+	case BPF_FUNC_map_update_elem:
+	case BPF_FUNC_map_delete_elem:
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_map_pop_elem:
+	case BPF_FUNC_task_storage_delete:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int check_helper_arg(struct verifier_env *env, const struct helper_proto *p, uint32_t argno,
 			    struct call_meta *meta, const char *name)
 {
@@ -152,6 +167,15 @@ static int check_helper_arg(struct verifier_env *env, const struct helper_proto 
 				    "%s cannot be used with map %s of "
 				    "type %s",
 				    name, m->name, helper_map_type_name(m->type));
+		/* A read-only map (.rodata, BPF_F_RDONLY_PROG) is never changed
+		 * by the program: its bytes are folded as constants elsewhere
+		 * in the verifier and by the compiler, so a helper that writes
+		 * to the map would make those constants lie. */
+		if (map_is_rdonly(m) && helper_writes_map(p->id))
+			return verr(env, EACCES,
+				    "%s: map %s is read-only for the program (write into map "
+				    "forbidden); use a map without BPF_F_RDONLY_PROG, not .rodata",
+				    name, m->name);
 		meta->map = reg->map;
 		return 0;
 	case HELPER_ARG_MAP_KEY:

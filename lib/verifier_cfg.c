@@ -143,9 +143,36 @@ static int check_insn_fields(struct verifier_env *env, uint32_t i)
 			return verr(env, EINVAL, "invalid ld_imm64 second slot");
 		switch (in->src_reg) {
 		case 0:
-		case BPF_PSEUDO_MAP_VALUE:
 			return 0;
-		case BPF_PSEUDO_MAP_FD:
+		case BPF_PSEUDO_MAP_VALUE:
+		case BPF_PSEUDO_MAP_FD: {
+			/* Like the kernel, resolve every map reference at load,
+			 * reachable or not: the interpreter and the native
+			 * loader resolve them all too. */
+			const struct object_map *m = env_map(env, (uint32_t)in->imm);
+
+			if (!m)
+				return verr(env, EINVAL, "ld_imm64 refers to map %d, but the object "
+							 "has %u maps",
+					    in->imm, env->obj ? env->obj->map_cnt : 0);
+			if (in->src_reg == BPF_PSEUDO_MAP_FD) {
+				if (in[1].imm)
+					return verr(env, EINVAL, "invalid ld_imm64 second slot");
+				return 0;
+			}
+			if (m->kind == OBJECT_MAP_BTF &&
+			    !(m->type == BPF_MAP_TYPE_ARRAY && m->max_entries == 1))
+				return verr(env, EACCES,
+					    "direct access to map %s: only global data "
+					    "and one-element arrays have a direct value",
+					    m->name);
+			if ((uint32_t)in[1].imm >= m->value_size)
+				return verr(env, EACCES,
+					    "direct access to map %s at offset %u is past "
+					    "its value size %u",
+					    m->name, (uint32_t)in[1].imm, m->value_size);
+			return 0;
+		}
 		case BPF_PSEUDO_FUNC:
 			if (in[1].imm)
 				return verr(env, EINVAL, "invalid ld_imm64 second slot");
