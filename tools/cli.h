@@ -15,6 +15,10 @@
 /* Exit statuses shared by the commands (DESIGN §5). */
 #define EXIT_REJECTED 1	/* verify: program rejected; test: the run faulted */
 #define EXIT_USAGE 2	/* usage or input error */
+/* run and native-run (the convention of env and timeout): */
+#define EXIT_RUN_FAILED 125	/* secbpf failed before running CMD */
+#define EXIT_CANNOT_EXEC 126	/* CMD found but could not be executed */
+#define EXIT_NOT_FOUND 127	/* CMD not found */
 
 void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -42,6 +46,15 @@ void cli_close(struct cli_target *t);
 
 /* Apply every --set to the targets; each VAR must exist in at least one. */
 int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_set *sets, int nsets);
+
+/*
+ * Resolve CMD as execvp would (PATH, or "/bin:/usr/bin" when unset; a name
+ * with a '/' is taken as is), before any filter is installed: the search
+ * makes syscalls that a filter may deny. Returns the malloc'ed path, or
+ * NULL with *status set to 125, 126 or 127 after printing why (what names
+ * the command in messages).
+ */
+char *cli_resolve_command(const char *what, const char *cmd, int *status);
 
 /* Parse "VAR=VALUE" into a cli_set; prints an error and returns -1 if bad. */
 int cli_parse_set(const char *arg, struct cli_set *set);

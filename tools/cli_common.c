@@ -268,3 +268,88 @@ void cli_free_sets(struct cli_set *sets, int nsets)
 	for (i = 0; i < nsets; i++)
 		free((char *)sets[i].var);
 }
+
+/* Whether path names something execve could run: a file with execute
+ * permission for us. Sets *e to the reason when it is not. */
+static bool is_executable(const char *path, int *e)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		*e = errno;
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*e = EISDIR;
+		return false;
+	}
+	if (access(path, X_OK)) {
+		*e = errno;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Resolve CMD as execvp would (PATH, or "/bin:/usr/bin" when unset; a name
+ * with a '/' is taken as is), before any filter is installed: the search
+ * makes syscalls that a filter may deny. Returns the malloc'ed path, or
+ * NULL with *status set to 126 or 127 after printing why.
+ */
+char *cli_resolve_command(const char *what, const char *cmd, int *status)
+{
+	const char *path_env, *p, *end;
+	bool denied = false;
+	int e = ENOENT;
+	char *cand;
+	size_t dlen;
+
+	if (!*cmd) {
+		cli_error(what, "empty command name");
+		*status = EXIT_NOT_FOUND;
+		return NULL;
+	}
+	if (strchr(cmd, '/')) {
+		if (!is_executable(cmd, &e)) {
+			cli_error(cmd, "%s", strerror(e));
+			*status = (e == ENOENT || e == ENOTDIR) ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+			return NULL;
+		}
+		cand = strdup(cmd);
+		if (!cand) {
+			cli_error(what, "out of memory");
+			*status = EXIT_RUN_FAILED;
+		}
+		return cand;
+	}
+	path_env = getenv("PATH");
+	if (!path_env)
+		path_env = "/bin:/usr/bin";
+	for (p = path_env;; p = end + 1) {
+		end = strchrnul(p, ':');
+		dlen = end - p;
+		/* An empty PATH element means the current directory. */
+		if (asprintf(&cand, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? p : ".", cmd) < 0) {
+			cli_error(what, "out of memory");
+			*status = EXIT_RUN_FAILED;
+			return NULL;
+		}
+		if (is_executable(cand, &e))
+			return cand;
+		free(cand);
+		/* Like execvp: a match we may not execute is remembered, and
+		 * reported if nothing later in PATH works. */
+		if (e != ENOENT && e != ENOTDIR)
+			denied = true;
+		if (!*end)
+			break;
+	}
+	if (denied) {
+		cli_error(cmd, "found in PATH but not executable: %s", strerror(EACCES));
+		*status = EXIT_CANNOT_EXEC;
+		return NULL;
+	}
+	cli_error(cmd, "command not found in PATH");
+	*status = EXIT_NOT_FOUND;
+	return NULL;
+}

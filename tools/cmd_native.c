@@ -24,9 +24,6 @@
 extern char **environ;
 
 /* Exit statuses, as for `run` (DESIGN §5). */
-#define EXIT_NATIVE_FAILED 125 /* secbpf failed before running CMD */
-#define EXIT_CANNOT_EXEC 126   /* CMD found but could not be executed */
-#define EXIT_NOT_FOUND 127     /* CMD not found */
 
 static void native_run_usage(FILE *f)
 {
@@ -165,86 +162,6 @@ int cmd_native_verify(int argc, char **argv)
 
 /* ---------------------------------------------------------------- run */
 
-/* Whether execve could run path; *e gets the reason when not. */
-static bool native_executable(const char *path, int *e)
-{
-	struct stat st;
-
-	if (stat(path, &st)) {
-		*e = errno;
-		return false;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		*e = EISDIR;
-		return false;
-	}
-	if (access(path, X_OK)) {
-		*e = errno;
-		return false;
-	}
-	return true;
-}
-
-/*
- * Resolve CMD as execvp does, before the filter is attached (the search
- * makes syscalls the filter may deny). Returns a malloc'ed path, or NULL
- * with *status 126/127/125 after printing why.
- */
-static char *native_resolve(const char *cmd, int *status)
-{
-	const char *path_env, *p, *end;
-	bool denied = false;
-	int e = ENOENT;
-	char *cand;
-	size_t len;
-
-	*status = EXIT_NOT_FOUND;
-	if (!*cmd) {
-		cli_error("native-run", "empty command name");
-		return NULL;
-	}
-	if (strchr(cmd, '/')) {
-		if (!native_executable(cmd, &e)) {
-			cli_error(cmd, "%s", strerror(e));
-			if (e != ENOENT && e != ENOTDIR)
-				*status = EXIT_CANNOT_EXEC;
-			return NULL;
-		}
-		cand = strdup(cmd);
-		if (!cand) {
-			cli_error("native-run", "out of memory");
-			*status = EXIT_NATIVE_FAILED;
-		}
-		return cand;
-	}
-	path_env = getenv("PATH");
-	if (!path_env)
-		path_env = "/bin:/usr/bin";
-	for (p = path_env;; p = end + 1) {
-		end = strchrnul(p, ':');
-		len = end - p;
-		if (asprintf(&cand, "%.*s/%s", (int)(len ? len : 1), len ? p : ".", cmd) < 0) {
-			cli_error("native-run", "out of memory");
-			*status = EXIT_NATIVE_FAILED;
-			return NULL;
-		}
-		if (native_executable(cand, &e))
-			return cand;
-		free(cand);
-		if (e != ENOENT && e != ENOTDIR)
-			denied = true;
-		if (!*end)
-			break;
-	}
-	if (denied) {
-		cli_error(cmd, "found in PATH but not executable: %s", strerror(EACCES));
-		*status = EXIT_CANNOT_EXEC;
-		return NULL;
-	}
-	cli_error(cmd, "command not found in PATH");
-	return NULL;
-}
-
 /* What the child reports through a MAP_SHARED page: plain stores, so that
  * a failure after attaching needs no syscall the filter could deny. */
 enum native_stage {
@@ -275,11 +192,11 @@ static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
 	if (sigprocmask(SIG_SETMASK, mask, NULL)) {
 		err_set(&r->err, errno, "cannot restore the signal mask: %s", strerror(errno));
 		__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-		native_child_exit(EXIT_NATIVE_FAILED);
+		native_child_exit(EXIT_RUN_FAILED);
 	}
 	if (native_attach(abi, prog_fd, 0, &r->err)) {
 		__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-		native_child_exit(EXIT_NATIVE_FAILED);
+		native_child_exit(EXIT_RUN_FAILED);
 	}
 	__atomic_store_n(&r->stage, NATIVE_STAGE_EXEC, __ATOMIC_RELEASE);
 	execve(path, cmd_argv, environ);
@@ -329,7 +246,7 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (r == MAP_FAILED) {
 		cli_error("native-run", "cannot map the report page: %s", strerror(errno));
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	}
 	memset(r, 0, sizeof(*r));
 	sigemptyset(&set);
@@ -338,7 +255,7 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 	if (sigprocmask(SIG_BLOCK, &set, &old)) {
 		cli_error("native-run", "cannot block signals: %s", strerror(errno));
 		munmap(r, sizeof(*r));
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	}
 	fflush(NULL);
 	pid = fork();
@@ -346,7 +263,7 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 		cli_error("native-run", "cannot fork: %s", strerror(errno));
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		munmap(r, sizeof(*r));
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	}
 	if (pid == 0)
 		native_child(abi, prog_fd, path, cmd_argv, &old, r);
@@ -355,12 +272,12 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 	if (rc) {
 		cli_error("native-run", "waiting for %s: %s", cmd_argv[0], strerror(-rc));
 		munmap(r, sizeof(*r));
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	}
 	switch (__atomic_load_n(&r->stage, __ATOMIC_ACQUIRE)) {
 	case NATIVE_STAGE_SETUP_FAILED:
 		cli_error("native-run", "cannot attach the filter: %s", r->err.msg);
-		status = EXIT_NATIVE_FAILED;
+		status = EXIT_RUN_FAILED;
 		break;
 	case NATIVE_STAGE_EXEC_FAILED:
 		cli_error(cmd_argv[0],
@@ -373,7 +290,7 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 		cli_error("native-run", "the process died while attaching the filter (%s %d)",
 			  WIFSIGNALED(status) ? "signal" : "status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		status = EXIT_NATIVE_FAILED;
+		status = EXIT_RUN_FAILED;
 		break;
 	default:
 		if (WIFSIGNALED(status)) {
@@ -401,13 +318,13 @@ int cmd_native_run(int argc, char **argv)
 
 	if (!sets) {
 		cli_error("native-run", "out of memory");
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	}
 	rc = native_parse(argc, argv, sets, &nsets, native_run_usage);
 	if (rc) {
 		cli_free_sets(sets, nsets);
 		free(sets);
-		return rc > 0 ? 0 : EXIT_NATIVE_FAILED;
+		return rc > 0 ? 0 : EXIT_RUN_FAILED;
 	}
 	if (optind >= argc) {
 		cli_error("native-run", "expected OBJ[:PROG] -- CMD [ARG]... (see --help)");
@@ -424,9 +341,9 @@ int cmd_native_run(int argc, char **argv)
 	cli_free_sets(sets, nsets);
 	free(sets);
 	if (rc)
-		return EXIT_NATIVE_FAILED;
+		return EXIT_RUN_FAILED;
 	cli_close(&t);
-	path = native_resolve(argv[optind], &status);
+	path = cli_resolve_command("native-run", argv[optind], &status);
 	if (!path) {
 		native_prog_close(&np);
 		return status;
@@ -438,5 +355,5 @@ int cmd_native_run(int argc, char **argv)
 fail:
 	cli_free_sets(sets, nsets);
 	free(sets);
-	return EXIT_NATIVE_FAILED;
+	return EXIT_RUN_FAILED;
 }

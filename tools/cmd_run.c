@@ -36,9 +36,6 @@
 extern char **environ;
 
 /* Exit statuses of `run` (DESIGN §5, the convention of env and timeout). */
-#define EXIT_RUN_FAILED 125  /* secbpf failed before running CMD */
-#define EXIT_CANNOT_EXEC 126 /* CMD found but could not be executed */
-#define EXIT_NOT_FOUND 127   /* CMD not found */
 
 /*
  * What the child tells the parent, through a MAP_SHARED page: plain
@@ -103,91 +100,6 @@ static void run_usage(FILE *f)
 		"by the supervisor); 125 if secbpf failed before running CMD; 126 if CMD\n"
 		"could not be executed (no permission, or a filter denied execve); 127 if\n"
 		"CMD was not found.\n");
-}
-
-/* Whether path names something execve could run: a file with execute
- * permission for us. Sets *e to the reason when it is not. */
-static bool is_executable(const char *path, int *e)
-{
-	struct stat st;
-
-	if (stat(path, &st)) {
-		*e = errno;
-		return false;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		*e = EISDIR;
-		return false;
-	}
-	if (access(path, X_OK)) {
-		*e = errno;
-		return false;
-	}
-	return true;
-}
-
-/*
- * Resolve CMD as execvp would (PATH, or "/bin:/usr/bin" when unset; a name
- * with a '/' is taken as is), before any filter is installed: the search
- * makes syscalls that a filter may deny. Returns the malloc'ed path, or
- * NULL with *status set to 126 or 127 after printing why.
- */
-static char *resolve_command(const char *cmd, int *status)
-{
-	const char *path_env, *p, *end;
-	bool denied = false;
-	int e = ENOENT;
-	char *cand;
-	size_t dlen;
-
-	if (!*cmd) {
-		cli_error("run", "empty command name");
-		*status = EXIT_NOT_FOUND;
-		return NULL;
-	}
-	if (strchr(cmd, '/')) {
-		if (!is_executable(cmd, &e)) {
-			cli_error(cmd, "%s", strerror(e));
-			*status = (e == ENOENT || e == ENOTDIR) ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
-			return NULL;
-		}
-		cand = strdup(cmd);
-		if (!cand) {
-			cli_error("run", "out of memory");
-			*status = EXIT_RUN_FAILED;
-		}
-		return cand;
-	}
-	path_env = getenv("PATH");
-	if (!path_env)
-		path_env = "/bin:/usr/bin";
-	for (p = path_env;; p = end + 1) {
-		end = strchrnul(p, ':');
-		dlen = end - p;
-		/* An empty PATH element means the current directory. */
-		if (asprintf(&cand, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? p : ".", cmd) < 0) {
-			cli_error("run", "out of memory");
-			*status = EXIT_RUN_FAILED;
-			return NULL;
-		}
-		if (is_executable(cand, &e))
-			return cand;
-		free(cand);
-		/* Like execvp: a match we may not execute is remembered, and
-		 * reported if nothing later in PATH works. */
-		if (e != ENOENT && e != ENOTDIR)
-			denied = true;
-		if (!*end)
-			break;
-	}
-	if (denied) {
-		cli_error(cmd, "found in PATH but not executable: %s", strerror(EACCES));
-		*status = EXIT_CANNOT_EXEC;
-		return NULL;
-	}
-	cli_error(cmd, "command not found in PATH");
-	*status = EXIT_NOT_FOUND;
-	return NULL;
 }
 
 /*
@@ -986,7 +898,7 @@ int cmd_run(int argc, char **argv)
 
 	if (stateful && run_plan_supervision(&s, specs, nspecs))
 		goto out;
-	s.path = resolve_command(argv[optind], &status);
+	s.path = cli_resolve_command("run", argv[optind], &status);
 	if (!s.path)
 		goto out;
 	child.path = s.path;
