@@ -115,6 +115,19 @@ static int check_insn_fields(struct verifier_env *env, uint32_t i)
 					    "exist in user space");
 			if (in->src_reg != 0 && in->src_reg != BPF_PSEUDO_CALL)
 				return verr(env, EINVAL, "invalid call instruction");
+			if (in->src_reg == 0) {
+				/* Every helper call is resolved at load, dead code
+				 * included, as the interpreter does: an unknown or
+				 * refused helper is an error wherever it is. */
+				const struct helper_proto *p = helper_proto_find(in->imm);
+
+				if (!p)
+					return verr(env, EINVAL, "unknown helper function #%d",
+						    in->imm);
+				if (p->refused)
+					return verr(env, EACCES, "%s: %s",
+						    helper_proto_name(in->imm), p->refused);
+			}
 			return 0;
 		}
 		if (op == BPF_EXIT) {
