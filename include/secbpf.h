@@ -9,6 +9,7 @@
 #define SECBPF_H
 
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,47 @@ size_t secbpf_program__insn_cnt(const struct secbpf_program *prog);
  */
 int secbpf_program__test_run(struct secbpf_program *prog, const struct seccomp_data *sd,
 			     uint32_t *ret);
+
+/* Flags of secbpf_attach_opts (the seccomp() flags that make sense here). */
+#define SECBPF_ATTACH_TSYNC (1u << 0)	   /* every thread of the process */
+#define SECBPF_ATTACH_LOG (1u << 1)	   /* SECCOMP_FILTER_FLAG_LOG */
+#define SECBPF_ATTACH_SPEC_ALLOW (1u << 2) /* SECCOMP_FILTER_FLAG_SPEC_ALLOW */
+
+struct secbpf_attach_opts {
+	size_t sz;		/* sizeof(struct secbpf_attach_opts) */
+	unsigned int flags;	/* SECBPF_ATTACH_* */
+	/* The supervisor executable for stateful programs; NULL: the
+	 * SECBPF_SUPERVISOR environment variable, else the installed one. */
+	const char *supervisor;
+	unsigned int workers;	/* supervisor threads; 0: the default */
+	bool strict;		/* verify with the seed's exact context rules */
+};
+
+/*
+ * Verify progs[0..n-1] (with the tier the system policy grants this
+ * process), compile them and install them on the calling thread (on every
+ * thread with SECBPF_ATTACH_TSYNC), the first given first: like n seccomp()
+ * calls, the last one wins ties. The caller must have set no_new_privs
+ * (prctl(PR_SET_NO_NEW_PRIVS)) or hold CAP_SYS_ADMIN; the library never
+ * sets it.
+ *
+ * What a program decides from the syscall alone runs in the kernel. When a
+ * program needs state (maps, helpers), a supervisor process is started
+ * first (secbpf-supervisor; it gets the listener without this process
+ * making any syscall the new filter could see) and the call returns once it
+ * serves. Only one stateful stack per process tree: the kernel allows one
+ * listener per filter chain (-EBUSY).
+ *
+ * Returns 0, or a negative errno with errno set and the reason in
+ * secbpf_object__last_error() of the programs' objects. When the failure
+ * comes after the filters were installed (the message says so), they stay:
+ * every syscall that needed the supervisor then fails with ENOSYS.
+ */
+int secbpf_attach(struct secbpf_program *const *progs, size_t n,
+		  const struct secbpf_attach_opts *opts);
+
+/* secbpf_attach() of one program. */
+int secbpf_program__attach(struct secbpf_program *prog, const struct secbpf_attach_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -7,20 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "secbpf.h"
-#include "object.h"
+#include "api.h"
 #include "runtime.h"
-
-struct secbpf_program {
-	struct secbpf_object *obj;
-	struct object_prog *prog;
-};
-
-struct secbpf_object {
-	struct object *obj;
-	struct secbpf_program *progs;
-	struct secbpf_err err;
-};
 
 static void report_open_error(const struct secbpf_object_open_opts *opts,
 			      const struct secbpf_err *err)
@@ -82,6 +70,9 @@ void secbpf_object__close(struct secbpf_object *obj)
 	if (!obj)
 		return;
 	object_free(obj->obj);
+	while (obj->nsets > 0)
+		free(obj->sets[--obj->nsets]);
+	free(obj->sets);
 	free(obj->progs);
 	free(obj);
 }
@@ -120,12 +111,26 @@ int secbpf_object__set_var(struct secbpf_object *obj, const char *name, const ch
 {
 	int rc = object_set_var(obj->obj, name, value, &obj->err);
 
+	char **sets, *set;
+
 	if (rc == -ENOENT)
 		err_set(&obj->err, ENOENT, "%s: no global variable named '%s'", obj->obj->path,
 			name);
-	if (rc)
+	if (rc) {
 		errno = -rc;
-	return rc;
+		return rc;
+	}
+	/* Remembered for a spawned supervisor, which loads the object again. */
+	sets = realloc(obj->sets, (obj->nsets + 1) * sizeof(*sets));
+	if (sets)
+		obj->sets = sets;
+	if (!sets || asprintf(&set, "%s=%s", name, value) < 0) {
+		err_set(&obj->err, ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+	obj->sets[obj->nsets++] = set;
+	return 0;
 }
 
 const char *secbpf_program__name(const struct secbpf_program *prog)

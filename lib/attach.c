@@ -117,6 +117,16 @@ static int check_user_notif(const struct sock_filter *insns, size_t len, unsigne
 /* Turn a seccomp(SECCOMP_SET_MODE_FILTER) failure into its meaning. */
 static int explain_kernel_error(int e, unsigned int flags, struct secbpf_err *err)
 {
+	/* seccomp() itself is not denied by the kernel with EPERM: a filter
+	 * already in force did it. For a listener, that is the guard of a
+	 * stateful filter already installed (DESIGN §1), which stands where
+	 * the kernel would say EBUSY. */
+	if (e == EPERM && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+		return err_set(err, EBUSY,
+			       "a filter already in force refuses a new listener (EPERM): this "
+			       "process tree already has a stateful filter with its supervisor, "
+			       "and the kernel allows one listener per filter chain (EBUSY); "
+			       "stateless filters can still be stacked");
 	switch (e) {
 	case EACCES:
 		return err_set(err, e, "the kernel refused the filter (EACCES): " NNP_HINT);
@@ -185,15 +195,25 @@ static int check_filter(const struct sock_fprog *prog, unsigned int flags, struc
 	return 0;
 }
 
-int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flags,
-		     struct secbpf_err *err)
+/*
+ * Install progs[0..n-1] in order, progs[n-1] with last_flags and the others
+ * with flags. Everything is checked before the first install; from then on
+ * the only syscall is seccomp() itself.
+ */
+static int install_stack(const struct sock_fprog *progs, size_t n, unsigned int flags,
+			 unsigned int last_flags, struct secbpf_err *err)
 {
+	unsigned int f;
 	size_t i;
 	int rc, fd = 0;
 
 	if (n == 0)
 		return err_set(err, EINVAL, "no filter to install");
-	rc = check_flags(flags, n, err);
+	if (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER && n > 1)
+		return check_flags(flags, n, err);
+	rc = check_flags(flags, 1, err);
+	if (!rc)
+		rc = check_flags(last_flags, 1, err);
 	if (rc)
 		return rc;
 	rc = check_privileges(err);
@@ -202,7 +222,7 @@ int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flag
 	/* All of them before the first install: a refused filter must not
 	 * leave the ones before it installed. */
 	for (i = 0; i < n; i++) {
-		rc = check_filter(&progs[i], flags, err);
+		rc = check_filter(&progs[i], i == n - 1 ? last_flags : flags, err);
 		if (rc) {
 			if (n > 1)
 				err_prefix(err, "filter %zu of %zu", i + 1, n);
@@ -212,7 +232,8 @@ int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flag
 	/* From here on, no syscall but seccomp() itself: a caller that
 	 * installs the filters right before execve relies on it (attach.h). */
 	for (i = 0; i < n; i++) {
-		rc = install_one(&progs[i], flags, err);
+		f = i == n - 1 ? last_flags : flags;
+		rc = install_one(&progs[i], f, err);
 		if (rc < 0 && i > 0) {
 			err_prefix(err, "filter %zu of %zu (the %zu before it stay installed)",
 				   i + 1, n, i);
@@ -224,10 +245,24 @@ int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flag
 		}
 		if (rc < 0)
 			return rc;
-		/* The listener fd, when NEW_LISTENER was asked for (n == 1). */
+		/* The listener fd, when the last one asked for it. */
 		fd = rc;
 	}
 	return fd;
+}
+
+int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flags,
+		     struct secbpf_err *err)
+{
+	return install_stack(progs, n, flags, flags, err);
+}
+
+int attach_cbpf_stack(const struct sock_fprog *progs, size_t n, unsigned int flags,
+		      unsigned int last_flags, struct secbpf_err *err)
+{
+	if (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+		return err_set(err, EINVAL, "only the last filter of a stack may have a listener");
+	return install_stack(progs, n, flags, last_flags, err);
 }
 
 int attach_cbpf(const struct sock_filter *insns, size_t len, unsigned int flags,
@@ -263,8 +298,8 @@ int attach_prepare(const struct object *obj, const struct object_prog *prog, uns
 		cbpf_prog_free(out);
 		memset(out, 0, sizeof(*out));
 		return err_set(err, EOPNOTSUPP,
-			       "this filter has stateful paths (maps or helpers); they need the "
-			       "supervisor, which this version does not have yet");
+			       "this filter has stateful paths (maps or helpers); they need a "
+			       "supervisor: use secbpf_attach(), which starts one");
 	}
 	return 0;
 }

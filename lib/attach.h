@@ -47,6 +47,15 @@ int attach_cbpf_many(const struct sock_fprog *progs, size_t n, unsigned int flag
 		     struct secbpf_err *err);
 
 /*
+ * attach_cbpf_many, except that the last filter gets last_flags (typically
+ * with SECCOMP_FILTER_FLAG_NEW_LISTENER: the listener of a supervised
+ * stack) and the others flags, which may not ask for a listener. Returns
+ * what the last install returned (the listener fd with NEW_LISTENER).
+ */
+int attach_cbpf_stack(const struct sock_fprog *progs, size_t n, unsigned int flags,
+		      unsigned int last_flags, struct secbpf_err *err);
+
+/*
  * Compile prog for attaching with flags (with the listener guard when flags
  * ask for NEW_LISTENER). Refuses with -EOPNOTSUPP a program whose compiled
  * form needs the supervisor: with no listener, its USER_NOTIF paths would

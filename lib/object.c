@@ -1807,6 +1807,13 @@ struct object *object_open_mem(const void *buf, size_t size, const char *name,
 	ret = ld_load(&ld);
 	if (ret)
 		goto fail;
+	ld.obj->image = malloc(size);
+	if (!ld.obj->image) {
+		ld_nomem(&ld);
+		goto fail;
+	}
+	memcpy(ld.obj->image, buf, size);
+	ld.obj->image_size = size;
 	goto out;
 fail:
 	object_free(ld.obj);
@@ -1882,6 +1889,7 @@ void object_free(struct object *obj)
 
 	if (!obj)
 		return;
+	free(obj->image);
 	for (i = 0; i < obj->prog_cnt; i++) {
 		struct object_prog *p = &obj->progs[i];
 

@@ -92,6 +92,10 @@ struct object {
 	struct object_var *vars;
 	uint32_t var_cnt;
 	struct btf *btf;		/* NULL if the object has no .BTF */
+	/* The ELF image as given, untouched, so that another process (a
+	 * spawned supervisor) can load the very same object. */
+	void *image;
+	size_t image_size;
 };
 
 /*

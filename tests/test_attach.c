@@ -708,7 +708,7 @@ static int program_stateful(struct verdict *v)
 	CHECK(v, rc == -EOPNOTSUPP, "rc %d: %s", rc, err.msg);
 	CHECK(v,
 	      strstr(err.msg, "stateful paths (maps or helpers)") &&
-		      strstr(err.msg, "need the supervisor"),
+		      strstr(err.msg, "use secbpf_attach()"),
 	      "message: %s", err.msg);
 	CHECK(v, filter_count() == 0, "%d filters", filter_count());
 	return 0;

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * secbpf_attach() (lib/api_attach.c, lib/supervisor_spawn.c,
+ * tools/secbpf_supervisor.c): real processes attach real filters to
+ * themselves, stateless and stateful, single- and multi-threaded, and the
+ * failure paths leave them either unfiltered (nothing installed) or fail
+ * closed.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "secbpf.h"
+
+/* Failures inside the child: its exit status names the step. */
+#define CHECK(cond, step)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "child: step %d failed: %s (errno %d)\n", step, #cond,    \
+				errno);                                                            \
+			_exit(step);                                                               \
+		}                                                                                  \
+	} while (0)
+
+static char sample_path[4096];
+
+static const char *sample(const char *name)
+{
+	const char *b = getenv("SECBPF_BUILD_DIR");
+
+	cr_assert(b, "SECBPF_BUILD_DIR is not set (run through meson test)");
+	snprintf(sample_path, sizeof(sample_path), "%s/samples/%s.bpf.o", b, name);
+	return sample_path;
+}
+
+/* Run fn in a child (it exits 0 on success, the failed step otherwise). */
+static int in_child(void (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		return 1000 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static struct secbpf_program *open_prog(const char *name, struct secbpf_object **obj)
+{
+	*obj = secbpf_object__open_file(sample(name), NULL);
+	if (!*obj)
+		return NULL;
+	return secbpf_object__find_program(*obj, NULL);
+}
+
+/* A raw syscall's error, or 0: no libc wrapper in the way. */
+static int sys_err(long rc)
+{
+	return rc < 0 ? errno : 0;
+}
+
+/* How many fds of ours are seccomp listeners: must stay 0, the filtered
+ * process never holds its own listener. */
+static int own_listeners(void)
+{
+	char path[300], target[256];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+	ssize_t len;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strstr(target, "seccomp notify"))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Seccomp: line of /proc/self/status (0 none, 2 filter). */
+static int seccomp_mode(void)
+{
+	char line[256];
+	int mode = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode;
+}
+
+static int listen_err(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0), e;
+
+	if (s < 0)
+		return -1;
+	e = sys_err(syscall(SYS_listen, s, 1));
+	close(s);
+	return e;
+}
+
+/* ---------------------------------------------------------- stateless */
+
+static void stateless_child(void *arg)
+{
+	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == 0, 4);
+	CHECK(seccomp_mode() == 2, 5);
+	CHECK(sys_err(syscall(SYS_close, 999)) == EPERM, 6);
+	CHECK(sys_err(syscall(SYS_close, 998)) == EBADF, 7);
+	/* No supervisor for a stateless program: nothing notified. */
+	CHECK(own_listeners() == 0, 8);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, a_stateless_program_runs_in_the_kernel)
+{
+	cr_assert_eq(in_child(stateless_child, NULL), 0);
+}
+
+static void no_nnp_child(void *arg)
+{
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	/* Drop CAP_SYS_ADMIN from the effective set: no_new_privs is then
+	 * what the kernel asks for. */
+	{
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+		memset(data, 0, sizeof(data));
+		CHECK(syscall(SYS_capget, &hdr, data) == 0, 4);
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		CHECK(syscall(SYS_capset, &hdr, data) == 0, 5);
+	}
+	CHECK(secbpf_program__attach(p, NULL) == -EACCES, 6);
+	CHECK(strstr(secbpf_object__last_error(obj), "no_new_privs"), 7);
+	CHECK(seccomp_mode() == 0, 8);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, without_no_new_privs_nothing_is_installed)
+{
+	cr_assert_eq(in_child(no_nnp_child, NULL), 0);
+}
+
+/* ----------------------------------------------------------- stateful */
+
+struct lockdown {
+	unsigned long marker;
+	bool tsync;
+	struct secbpf_object *obj;
+};
+
+static struct secbpf_program *lockdown_prog(struct lockdown *l)
+{
+	struct secbpf_program *p = open_prog("startup_lockdown", &l->obj);
+	char value[32];
+
+	if (!p)
+		return NULL;
+	snprintf(value, sizeof(value), "%lu", l->marker);
+	if (secbpf_object__set_var(l->obj, "startup_marker", value))
+		return NULL;
+	return p;
+}
+
+static void stateful_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_program *p = lockdown_prog(l);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == 0, 4);
+	CHECK(own_listeners() == 0, 5);
+	CHECK(listen_err() == 0, 6);
+	/* The default marker is not ours: the --set reached the supervisor. */
+	CHECK(sys_err(syscall(SYS_close, 0x5ecb0d0e)) == EBADF, 7);
+	CHECK(listen_err() == 0, 8);
+	CHECK(sys_err(syscall(SYS_close, l->marker)) == EBADF, 9);
+	CHECK(listen_err() == EPERM, 10);
+	CHECK(sys_err(syscall(SYS_execve, "/bin/true", NULL, NULL)) == EPERM, 11);
+	/* A second listener in this tree: the kernel says EBUSY. */
+	CHECK(secbpf_program__attach(p, &o) == -EBUSY, 12);
+	CHECK(strstr(secbpf_object__last_error(l->obj), "listener"), 13);
+	/* The guard: no listener of our own either, even by hand. */
+	{
+		struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog fp = { 1, &allow };
+
+		CHECK(sys_err(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				      SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp)) == EPERM, 14);
+	}
+	secbpf_object__close(l->obj);
+}
+
+Test(api_attach, a_stateful_program_gets_a_spawned_supervisor, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x1000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(stateful_child, &l), 0);
+}
+
+static pthread_barrier_t barrier;
+static unsigned long thread_marker;
+
+/* Threads that exist before the attach: TSYNC puts them under the filter,
+ * and they share its state. */
+static void *lockdown_thread(void *arg)
+{
+	long i = (long)arg;
+
+	pthread_barrier_wait(&barrier); /* attached */
+	if (i == 0)
+		syscall(SYS_close, thread_marker);
+	pthread_barrier_wait(&barrier); /* locked */
+	return (void *)(long)listen_err();
+}
+
+static void threads_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .flags = SECBPF_ATTACH_TSYNC };
+	struct secbpf_program *p = lockdown_prog(l);
+	pthread_t t[4];
+	void *res;
+	long i;
+
+	CHECK(p, 2);
+	thread_marker = l->marker;
+	CHECK(pthread_barrier_init(&barrier, NULL, 5) == 0, 3);
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, lockdown_thread, (void *)i) == 0, 4);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 5);
+	CHECK(secbpf_program__attach(p, &o) == 0, 6);
+	pthread_barrier_wait(&barrier);
+	pthread_barrier_wait(&barrier);
+	for (i = 0; i < 4; i++) {
+		CHECK(pthread_join(t[i], &res) == 0, 7);
+		CHECK((long)res == EPERM, 8);
+	}
+	CHECK(listen_err() == EPERM, 9);
+	CHECK(own_listeners() == 0, 10);
+}
+
+Test(api_attach, tsync_filters_threads_that_already_run, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x2000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(threads_child, &l), 0);
+}
+
+/* The supervisor of this test: the secbpf-supervisor whose command line
+ * carries our unique marker. */
+static pid_t find_supervisor(unsigned long marker)
+{
+	char path[300], buf[8192], want[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	pid_t found = 0;
+	ssize_t n, i;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "startup_marker=%lu", marker);
+	while (dir && (d = readdir(dir)) && !found) {
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		n = (ssize_t)fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[n > 0 ? n : 0] = '\0';
+		if (strstr(buf, "secbpf-supervisor") && strstr(buf, want))
+			found = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void killed_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_program *p = lockdown_prog(l);
+	pid_t sup;
+	int i;
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == 0, 4);
+	sup = find_supervisor(l->marker);
+	CHECK(sup > 0, 5);
+	CHECK(kill(sup, SIGKILL) == 0, 7);
+	for (i = 0; i < 200 && kill(sup, 0) == 0; i++)
+		usleep(10000);
+	/* Fail closed: what needed the supervisor fails with ENOSYS... */
+	CHECK(listen_err() == ENOSYS, 8);
+	/* ...what the kernel decides alone still works... */
+	CHECK(getpid() > 0, 9);
+	/* ...and no listener of our own can take over. */
+	{
+		struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog fp = { 1, &allow };
+
+		CHECK(sys_err(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				      SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp)) == EPERM, 10);
+	}
+}
+
+Test(api_attach, killing_the_supervisor_fails_closed, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x3000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(killed_child, &l), 0);
+}
+
+static void missing_supervisor_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .supervisor = "/nonexistent/sup" };
+	struct secbpf_program *p = lockdown_prog(l);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == -ENOENT, 4);
+	CHECK(strstr(secbpf_object__last_error(l->obj), "/nonexistent/sup"), 5);
+	/* Found out before anything was installed. */
+	CHECK(seccomp_mode() == 0, 6);
+}
+
+Test(api_attach, a_missing_supervisor_is_reported_before_installing)
+{
+	struct lockdown l = { .marker = 0x4000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(missing_supervisor_child, &l), 0);
+}
+
+static void dying_supervisor_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .supervisor = "/bin/false" };
+	struct secbpf_program *p = lockdown_prog(l);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == -ECHILD, 4);
+	CHECK(strstr(secbpf_object__last_error(l->obj), "exited with status 1"), 5);
+	CHECK(strstr(secbpf_object__last_error(l->obj), "ENOSYS"), 6);
+	CHECK(own_listeners() == 0, 7);
+	CHECK(listen_err() == ENOSYS, 8);
+}
+
+Test(api_attach, a_supervisor_that_dies_at_start_fails_closed, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x5000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(dying_supervisor_child, &l), 0);
+}
+
+static void rejected_child(void *arg)
+{
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("startup_lockdown", &obj);
+
+	CHECK(p, 2);
+	/* Privileged-only tracing helpers are not the issue here: the
+	 * policy caps the tier; an unknown option must be refused first. */
+	{
+		struct secbpf_attach_opts o = { .sz = sizeof(o), .flags = 1u << 7 };
+
+		CHECK(secbpf_program__attach(p, &o) == -EINVAL, 3);
+		CHECK(strstr(secbpf_object__last_error(obj), "unknown attach flags"), 4);
+	}
+	CHECK(seccomp_mode() == 0, 5);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, bad_options_install_nothing)
+{
+	cr_assert_eq(in_child(rejected_child, NULL), 0);
+}
