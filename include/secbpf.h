@@ -67,6 +67,10 @@ int secbpf_program__test_run(struct secbpf_program *prog, const struct seccomp_d
 #define SECBPF_ATTACH_TSYNC (1u << 0)	   /* every thread of the process */
 #define SECBPF_ATTACH_LOG (1u << 1)	   /* SECCOMP_FILTER_FLAG_LOG */
 #define SECBPF_ATTACH_SPEC_ALLOW (1u << 2) /* SECCOMP_FILTER_FLAG_SPEC_ALLOW */
+/* Load the programs into the kernel with bpf() and attach them as eBPF
+ * filters: only on a kernel with the seed patch set (kernel/ in the
+ * source tree), which verifies and runs them itself; -ENOSYS elsewhere. */
+#define SECBPF_ATTACH_NATIVE (1u << 3)
 
 struct secbpf_attach_opts {
 	size_t sz;		/* sizeof(struct secbpf_attach_opts) */

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "api.h"
 #include "attach.h"
+#include "native.h"
 #include "policy.h"
 #include "stack_plan.h"
 #include "supervisor.h"
@@ -23,7 +25,7 @@
 static int seccomp_flags(unsigned int flags, unsigned int *out, struct secbpf_err *err)
 {
 	const unsigned int known = SECBPF_ATTACH_TSYNC | SECBPF_ATTACH_LOG |
-				   SECBPF_ATTACH_SPEC_ALLOW;
+				   SECBPF_ATTACH_SPEC_ALLOW | SECBPF_ATTACH_NATIVE;
 
 	if (flags & ~known)
 		return err_set(err, EINVAL, "unknown attach flags 0x%x", flags & ~known);
@@ -101,6 +103,49 @@ static int attach_supervised(struct secbpf_program *const *progs, size_t n,
 	return rc;
 }
 
+/*
+ * The native backend: the kernel with the seed patch set loads, verifies
+ * and runs the programs; each is one seccomp() call, the first given
+ * first. The library never sets no_new_privs, so it must be set already
+ * (native_attach would otherwise set it).
+ */
+static int attach_native(struct secbpf_program *const *progs, size_t n, unsigned int sflags,
+			 struct secbpf_err *err)
+{
+	struct native_prog np;
+	struct native_abi abi;
+	char *log = NULL;
+	size_t i;
+	int rc;
+
+	rc = native_detect(&abi, err);
+	if (rc)
+		return rc;
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return err_set(err, EACCES,
+			       "no_new_privs is not set: set it with prctl(PR_SET_NO_NEW_PRIVS) "
+			       "before attaching");
+	for (i = 0; i < n; i++) {
+		const struct object *obj = progs[i]->obj->obj;
+		const struct object_prog *p = progs[i]->prog;
+
+		memset(&np, 0, sizeof(np));
+		rc = native_load(&abi, obj, p, &np, &log, err);
+		free(log);
+		log = NULL;
+		if (!rc)
+			rc = native_attach(&abi, np.prog_fd, sflags, err);
+		/* An attached filter holds the program and its maps. */
+		native_prog_close(&np);
+		if (rc) {
+			err_prefix(err, "%s: %s%s", obj->path, p->name,
+				   i > 0 ? " (the programs before it stay attached)" : "");
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int attach(struct secbpf_program *const *progs, size_t n,
 		  const struct secbpf_attach_opts *o, struct secbpf_err *err)
 {
@@ -118,6 +163,8 @@ static int attach(struct secbpf_program *const *progs, size_t n,
 	rc = seccomp_flags(o ? o->flags : 0, &sflags, err);
 	if (rc)
 		return rc;
+	if (o && (o->flags & SECBPF_ATTACH_NATIVE))
+		return attach_native(progs, n, sflags, err);
 	workers = o && o->workers ? o->workers : supervisor_default_workers();
 	if (workers > SUPERVISOR_MAX_WORKERS)
 		return err_set(err, EINVAL, "%u supervisor workers asked for, at most %d",

@@ -425,3 +425,24 @@ Test(api_attach, bad_options_install_nothing)
 {
 	cr_assert_eq(in_child(rejected_child, NULL), 0);
 }
+
+static void native_child(void *arg)
+{
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .flags = SECBPF_ATTACH_NATIVE };
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == -ENOSYS, 4);
+	CHECK(strstr(secbpf_object__last_error(obj), "kernel"), 5);
+	CHECK(seccomp_mode() == 0, 6);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, native_on_a_stock_kernel_says_the_kernel_lacks_support)
+{
+	if (access("/proc/sys/kernel/seccomp/extended", F_OK) == 0)
+		cr_skip_test("this kernel has the seed patch set");
+	cr_assert_eq(in_child(native_child, NULL), 0);
+}
