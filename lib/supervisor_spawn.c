@@ -183,7 +183,9 @@ bool spawn_report_serving(struct spawn_handoff *h)
  * reported before anything is installed. */
 static int resolve_exe(const struct spawn_opts *o, const char **exe, struct secbpf_err *err)
 {
-	const char *env = getenv("SECBPF_SUPERVISOR");
+	/* Not in a setuid or otherwise secure-execution program, whose
+	 * environment is its caller's to choose. */
+	const char *env = secure_getenv("SECBPF_SUPERVISOR");
 
 	*exe = o->exe ? o->exe : env && *env ? env : SECBPF_SUPERVISOR_PATH;
 	if ((*exe)[0] != '/')
