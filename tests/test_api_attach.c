@@ -446,3 +446,22 @@ Test(api_attach, native_on_a_stock_kernel_says_the_kernel_lacks_support)
 		cr_skip_test("this kernel has the seed patch set");
 	cr_assert_eq(in_child(native_child, NULL), 0);
 }
+
+/* The sample that sandboxes itself and becomes CMD. */
+Test(api_attach, the_self_sandbox_sample_filters_the_command_it_becomes, .timeout = 120)
+{
+	const char *b = getenv("SECBPF_BUILD_DIR"), *probe = getenv("SECBPF_CLOSE_PROBE");
+	char cmd[8192], out[4096];
+	size_t n;
+	FILE *p;
+
+	cr_assert(b && probe);
+	snprintf(cmd, sizeof(cmd), "%s/samples/self_sandbox %s -- %s 2>&1", b, sample("seed_close"),
+		 probe);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s", out);
+	cr_assert(strstr(out, "close(999)=1 close(111)=9"), "%s", out);
+}
