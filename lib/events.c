@@ -320,6 +320,8 @@ int events_start(struct events *ev, struct secbpf_err *err)
 
 	if (ev->started)
 		return err_set(err, EBUSY, "the event reader is already running");
+	if (ev->nrings == 0)
+		return 0; /* nothing to read: no thread */
 	/* The thread inherits our mask: with every signal blocked, signals
 	 * meant for the supervising process never land on it. */
 	sigfillset(&all);

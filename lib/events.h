@@ -58,7 +58,8 @@ unsigned int events_nrings(const struct events *ev);
  * Start the reader thread (all signals blocked in it). It sleeps in poll()
  * on the rings' wakeup eventfds (lib/maps.c signals one when a submit finds
  * the reader caught up with that record, or with BPF_RB_FORCE_WAKEUP) and
- * sweeps every ring each sweep_ms. Returns 0 or a negative errno.
+ * sweeps every ring each sweep_ms. No thread without rings. Returns 0 or
+ * a negative errno.
  */
 int events_start(struct events *ev, struct secbpf_err *err);
 
