@@ -11,11 +11,22 @@
  * open the denied file anyway. Relative paths, "..", symlinks and other
  * directory fds escape a prefix test too. Use it for auditing or to catch
  * mistakes; to confine a process use Landlock or mount namespaces.
+ *
+ * Each denied path is also submitted to the ring buffer denied_paths, as
+ * the string with its NUL: `secbpf run --events` prints it, e.g.
+ *   secbpf: event denied_paths 24: 2f746d70...00 "/tmp/secbpf-denied/x"
+ * Without a reader the ring fills up and later records are dropped, as in
+ * the kernel; the decision does not depend on them.
  */
 #include <secbpf/filter.h>
 
 #define PREFIX "/tmp/secbpf-denied/"
 #define PREFIX_LEN (sizeof(PREFIX) - 1)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} denied_paths SEC(".maps");
 
 SEC("seccomp")
 int deny_path(struct seccomp_data *ctx)
@@ -35,6 +46,11 @@ int deny_path(struct seccomp_data *ctx)
 	for (i = 0; i < (int)PREFIX_LEN; i++)
 		if (path[i] != prefix[i])
 			return SECCOMP_RET_ALLOW;
+	/* n counts the NUL and is at most sizeof(path); a full ring only
+	 * loses the record. */
+	if (n > (long)sizeof(path))
+		n = sizeof(path);
+	bpf_ringbuf_output(&denied_paths, path, n, 0);
 	return SECCOMP_RET_ERRNO | EACCES;
 }
 

@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,4 +449,347 @@ Test(run, a_filter_denying_seccomp_stops_the_next_install)
 	cr_assert_eq(secbpf_run("-f '%s' -f '%s' -- '%s'", kill, seed, probe), 125, "%s", out);
 	cr_assert(strstr(out, "installing the filters"), "%s", out);
 	cr_assert_null(strstr(out, "close("), "the probe ran: %s", out);
+}
+
+/* ---- --events and --workers ------------------------------------------------ */
+
+/* The notify probe (tests/progs/notify_probe.c): meson's, else built here. */
+static const char *notify_probe(void)
+{
+	static char path[4200];
+	const char *built = getenv("SECBPF_NOTIFY_PROBE");
+	const char *cc = getenv("CC");
+	char cmd[16384];
+
+	if (built && *built && access(built, X_OK) == 0)
+		return built;
+	snprintf(path, sizeof(path), "%s/notify_probe", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' -O1 -pthread -o '%s' '%s/tests/progs/notify_probe.c'",
+		 cc && *cc ? cc : "cc", path, getenv("SECBPF_SOURCE_DIR"));
+	cr_assert_eq(system(cmd), 0, "cannot build the probe: %s", cmd);
+	return path;
+}
+
+/* A file of the scratch directory, NUL-terminated, in a static buffer. */
+static const char *slurp(const char *name)
+{
+	static char buf[1 << 20];
+	char path[4200];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * For each getppid(0xc0) of the notify probe's "count" mode (0xc0 is its
+ * COUNT_MAGIC), one 16-byte record {tid, sequence number of that thread}
+ * with the flags rb_flags; a record that does not fit is counted in
+ * dropped. 24 bytes with the header: a 4096-byte ring holds 170.
+ */
+static const char *emit_filter(void)
+{
+	return filter("emit", "struct rec { __u32 tid; __u32 pad; __u64 seq; };\n"
+			      "struct {\n"
+			      "	__uint(type, BPF_MAP_TYPE_RINGBUF);\n"
+			      "	__uint(max_entries, 4096);\n"
+			      "} events SEC(\".maps\");\n"
+			      "struct {\n"
+			      "	__uint(type, BPF_MAP_TYPE_HASH);\n"
+			      "	__uint(max_entries, 1024);\n"
+			      "	__type(key, __u32);\n"
+			      "	__type(value, __u64);\n"
+			      "} seqs SEC(\".maps\");\n"
+			      "const volatile __u64 rb_flags = 0;\n"
+			      "__u64 dropped = 0;\n"
+			      "SEC(\"seccomp\")\n"
+			      "int emit(struct seccomp_data *ctx)\n"
+			      "{\n"
+			      "	struct rec r = {};\n"
+			      "	__u64 zero = 0, *seq;\n"
+			      "	if (ctx->nr != __NR_getppid || ctx->args[0] != 0xc0)\n"
+			      "		return SECCOMP_RET_ALLOW;\n"
+			      "	r.tid = (__u32)bpf_get_current_pid_tgid();\n"
+			      "	seq = bpf_map_lookup_elem(&seqs, &r.tid);\n"
+			      "	if (!seq) {\n"
+			      "		bpf_map_update_elem(&seqs, &r.tid, &zero, BPF_NOEXIST);\n"
+			      "		seq = bpf_map_lookup_elem(&seqs, &r.tid);\n"
+			      "		if (!seq)\n"
+			      "			return SECCOMP_RET_ERRNO | ENOMEM;\n"
+			      "	}\n"
+			      "	r.seq = (*seq)++;\n"
+			      "	if (bpf_ringbuf_output(&events, &r, sizeof(r), rb_flags))\n"
+			      "		__sync_fetch_and_add(&dropped, 1);\n"
+			      "	return SECCOMP_RET_ALLOW;\n"
+			      "}\n");
+}
+
+/* "SPEC dropped = N" from a --stats file. */
+static unsigned long stats_dropped(const char *stats)
+{
+	const char *p = strstr(stats, " dropped = ");
+
+	cr_assert_not_null(p, "no dropped in: %s", stats);
+	return strtoul(p + 11, NULL, 10);
+}
+
+static unsigned int hexval(char c)
+{
+	return c <= '9' ? (unsigned int)(c - '0') : (unsigned int)(c - 'a' + 10);
+}
+
+/*
+ * Check the events of the emit filter: every line a record of the
+ * map "events", each thread's sequence numbers increasing (a gap is a
+ * dropped record), `threads` threads in all; returns the number of lines
+ * and adds the records accounted for (last sequence + 1 per thread) to
+ * *submitted.
+ */
+static unsigned long check_emitted(const char *text, int threads, unsigned long *submitted)
+{
+	uint32_t tids[64];
+	uint64_t last[64];
+	unsigned long lines = 0;
+	const char *line = text, *hex;
+	int ntids = 0, i, k;
+
+	*submitted = 0;
+	while (*line) {
+		unsigned char b[16];
+		uint32_t tid;
+		uint64_t seq;
+
+		cr_assert_eq(strncmp(line, "secbpf: event events 16: ", 25), 0, "bad line: %.80s",
+			     line);
+		hex = line + 25;
+		/* A tid whose bytes read as a short string gets its TEXT. */
+		cr_assert(strcspn(hex, "\n") == 32 || !strncmp(hex + 32, " \"", 2),
+			  "bad line: %.80s", line);
+		for (k = 0; k < 16; k++)
+			b[k] = (unsigned char)(hexval(hex[2 * k]) << 4 | hexval(hex[2 * k + 1]));
+		memcpy(&tid, b, 4);
+		memcpy(&seq, b + 8, 8);
+		for (i = 0; i < ntids && tids[i] != tid; i++)
+			;
+		if (i == ntids) {
+			cr_assert_lt(ntids, 64);
+			tids[ntids++] = tid;
+		} else {
+			cr_assert_gt(seq, last[i], "thread %u: %llu after %llu", tid,
+				     (unsigned long long)seq, (unsigned long long)last[i]);
+		}
+		last[i] = seq;
+		lines++;
+		line = hex + strcspn(hex, "\n") + 1;
+	}
+	cr_assert_eq(ntids, threads, "%d threads submitted, expected %d", ntids, threads);
+	for (i = 0; i < ntids; i++)
+		*submitted += last[i] + 1;
+	return lines;
+}
+
+Test(run, events_of_concurrent_workers_wrap_the_ring)
+{
+	const char *f = emit_filter();
+	unsigned long lines, submitted, dropped;
+	const char *p;
+	int n;
+
+	/* 4 threads x 3000 records through a ring of 170, 4 workers. */
+	cr_assert_eq(secbpf_run("--workers 4 --events=ev --stats=st -f '%s' -- '%s' count 4 3000",
+				f, notify_probe()),
+		     0, "%s", out);
+	lines = check_emitted(slurp("ev"), 4, &submitted);
+	dropped = stats_dropped(slurp("st"));
+	/* Each record printed once, or counted as dropped: none lost. */
+	cr_expect_eq(lines + dropped, 12000, "%lu printed, %lu dropped", lines, dropped);
+	/* Each thread's last record printed, unless it was dropped. */
+	cr_expect_leq(submitted, 12000, "last sequence numbers: %lu", submitted);
+	cr_expect_geq(submitted, 12000 - dropped, "last sequence numbers: %lu", submitted);
+	/* Each thread made its 3000 syscalls (the seqs map, per tid). */
+	for (p = slurp("st"), n = 0; (p = strstr(p, " seqs ")); p++, n++)
+		cr_expect(strstr(p, " = 3000\n") == strchr(p, '=') - 1, "%s", slurp("st"));
+	cr_expect_eq(n, 4, "%s", slurp("st"));
+	/* The ring went round many times. */
+	cr_expect_gt(lines, 10 * 170, "only %lu records printed (%lu dropped)", lines, dropped);
+}
+
+Test(run, events_without_wakeups_are_drained_at_exit)
+{
+	const char *f = emit_filter();
+	unsigned long lines, submitted;
+
+	/* BPF_RB_NO_WAKEUP (1): seen at the reader's sweeps and at the end. */
+	cr_assert_eq(secbpf_run("--events=ev --stats=st --set rb_flags=1 -f '%s' -- '%s' count 1 "
+				"150",
+				f, notify_probe()),
+		     0, "%s", out);
+	lines = check_emitted(slurp("ev"), 1, &submitted);
+	cr_expect_eq(lines, 150);
+	cr_expect_eq(stats_dropped(slurp("st")), 0);
+	/* BPF_RB_FORCE_WAKEUP (2). */
+	cr_assert_eq(secbpf_run("--events=ev --stats=st --set rb_flags=2 -f '%s' -- '%s' count 2 "
+				"500",
+				f, notify_probe()),
+		     0, "%s", out);
+	lines = check_emitted(slurp("ev"), 2, &submitted);
+	cr_expect_eq(lines + stats_dropped(slurp("st")), 1000);
+}
+
+Test(run, a_ring_without_reader_drops_records_when_full)
+{
+	/* The kernel's semantics: 170 records fit, the rest fail. */
+	cr_assert_eq(secbpf_run("--stats=st -f '%s' -- '%s' count 1 1000", emit_filter(),
+				notify_probe()),
+		     0, "%s", out);
+	cr_expect_eq(stats_dropped(slurp("st")), 1000 - 170);
+	cr_expect_null(strstr(out, "secbpf: event"), "%s", out);
+}
+
+Test(run, events_go_to_stderr_before_the_stats)
+{
+	char denied[4200], line[8400], *ev, *last, *p;
+	unsigned long submitted;
+	FILE *fp;
+
+	mkdir("/tmp/secbpf-denied", 0755);
+	snprintf(denied, sizeof(denied), "/tmp/secbpf-denied/run%d", (int)getpid());
+	fp = fopen(denied, "w");
+	cr_assert_not_null(fp);
+	fclose(fp);
+	/* deny_path submits each denied path, with its NUL: shown as text. */
+	cr_assert_eq(secbpf_run("--events -f '%s/samples/deny_path.bpf.o' -- sh -c "
+				"'cat %s; cat %s; true'",
+				getenv("SECBPF_BUILD_DIR"), denied, denied),
+		     0, "%s", out);
+	snprintf(line, sizeof(line), "secbpf: event denied_paths %zu: 2f746d702f",
+		 strlen(denied) + 1);
+	ev = strstr(out, line);
+	cr_assert_not_null(ev, "%s", out);
+	cr_assert_not_null(strstr(ev + 1, line), "one event per denied open: %s", out);
+	snprintf(line, sizeof(line), "00 \"%s\"\n", denied);
+	cr_expect_not_null(strstr(out, line), "%s", out);
+	/* To a file instead: the same lines, none on stderr. */
+	cr_assert_eq(secbpf_run("--events=ev -f '%s/samples/deny_path.bpf.o' -- cat %s",
+				getenv("SECBPF_BUILD_DIR"), denied),
+		     1, "%s", out);
+	snprintf(line, sizeof(line), "\"%s\"\n", denied);
+	cr_expect(strstr(slurp("ev"), line) && !strstr(out, "secbpf: event"), "%s / %s",
+		  slurp("ev"), out);
+	unlink(denied);
+	/* Every event is printed before the first line of --stats. */
+	cr_assert_eq(
+		secbpf_run("--events --stats -f '%s' -- sh -c 'exec %s count 1 100 >/dev/null'",
+			   emit_filter(), notify_probe()),
+		0, "%s", out);
+	for (last = NULL, p = out; (p = strstr(p, "secbpf: event ")); p++)
+		last = p;
+	cr_assert_not_null(last, "%s", out);
+	p = strstr(out, " dropped = 0\n");
+	cr_assert_not_null(p, "%s", out);
+	cr_expect_lt(last, p, "an event after the stats: %s", out);
+	/* The events alone, for the count. */
+	*strstr(out, "/") = '\0'; /* the stats lines start with the spec */
+	cr_expect_eq(check_emitted(out, 1, &submitted), 100);
+}
+
+Test(run, events_errors)
+{
+	/* An unwritable file: 125 before CMD runs. */
+	cr_assert_eq(
+		secbpf_run("--events=%s/no/such/dir -f '%s' -- '%s'", dir, emit_filter(), probe),
+		125, "%s", out);
+	cr_assert(strstr(out, "cannot write the events"), "%s", out);
+	cr_assert_null(strstr(out, "close("), "the probe ran: %s", out);
+	/* Nothing to read: a warning, and the run goes on. */
+	cr_assert_eq(secbpf_run("--events -f '%s' -- '%s'", seed, probe), 0, "%s", out);
+	cr_assert(strstr(out, "no stateful filter has a BPF_MAP_TYPE_RINGBUF map"), "%s", out);
+	cr_assert(strstr(out, SEED_MAIN), "%s", out);
+}
+
+/* A PERCPU_ARRAY counting the notify probe's getppid(0xc0): --stats
+ * prints one value per slot. */
+static const char *percpu_filter(void)
+{
+	return filter("percpu", "struct {\n"
+				"	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);\n"
+				"	__uint(max_entries, 1);\n"
+				"	__type(key, __u32);\n"
+				"	__type(value, __u64);\n"
+				"} hits SEC(\".maps\");\n"
+				"SEC(\"seccomp\")\n"
+				"int percpu(struct seccomp_data *ctx)\n"
+				"{\n"
+				"	__u32 k = 0;\n"
+				"	__u64 *v;\n"
+				"	if (ctx->nr != __NR_getppid || ctx->args[0] != 0xc0)\n"
+				"		return SECCOMP_RET_ALLOW;\n"
+				"	v = bpf_map_lookup_elem(&hits, &k);\n"
+				"	if (v)\n"
+				"		__sync_fetch_and_add(v, 1);\n"
+				"	return SECCOMP_RET_ALLOW;\n"
+				"}\n");
+}
+
+/*
+ * The supervising process's threads with --workers n, as CMD sees them.
+ * CMD may start before the last worker does: wait (up to 10 s) until there
+ * are at least n + 2 threads (today: main, reaper and the workers), then
+ * give the count. Only differences are checked.
+ */
+static int supervisor_threads(int n, const char *f)
+{
+	cr_assert_eq(secbpf_run("--workers %d -f '%s' -- sh -c 'i=0; while [ $i -lt 200 ]; do "
+				"n=$(ls /proc/$PPID/task | wc -l); [ $n -gt %d ] && break; "
+				"sleep 0.05; i=$((i+1)); done; echo $n'",
+				n, f, n + 1),
+		     0, "%s", out);
+	return atoi(out);
+}
+
+Test(run, workers_sets_the_threads_and_the_percpu_slots)
+{
+	const char *f = percpu_filter();
+	const char *p = notify_probe();
+	unsigned long a, b, c, sum;
+	int n;
+
+	cr_assert_eq(secbpf_run("--workers 1 --stats=st -f '%s' -- '%s' count 2 100", f, p), 0,
+		     "%s", out);
+	cr_expect_eq(sscanf(slurp("st"), "%*s hits 0 = %lu %lu", &a, &b), 1, "%s", slurp("st"));
+	cr_expect_eq(a, 200, "%s", slurp("st"));
+	cr_assert_eq(secbpf_run("--workers 3 --stats=st -f '%s' -- '%s' count 4 500", f, p), 0,
+		     "%s", out);
+	n = sscanf(slurp("st"), "%*s hits 0 = %lu %lu %lu %lu", &a, &b, &c, &sum);
+	cr_expect_eq(n, 3, "three slots: %s", slurp("st"));
+	cr_expect_eq(a + b + c, 2000, "%s", slurp("st"));
+	/* Three more workers, three more threads. */
+	a = (unsigned long)supervisor_threads(5, f);
+	b = (unsigned long)supervisor_threads(2, f);
+	cr_expect_eq(a - b, 3, "--workers 5: %lu threads, --workers 2: %lu", a, b);
+	a = (unsigned long)supervisor_threads(64, f);
+	b = (unsigned long)supervisor_threads(1, f);
+	cr_expect_eq(a - b, 63, "--workers 64: %lu threads, --workers 1: %lu", a, b);
+}
+
+Test(run, workers_out_of_range_is_an_error)
+{
+	static const char *bad[] = { "0", "65", "-1", "x", "", "4x", "99999999999999999999" };
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(secbpf_run("--workers '%s' -f '%s' -- '%s'", bad[i], seed, probe), 125,
+			     "--workers '%s': %s", bad[i], out);
+		cr_expect(strstr(out, "--workers") && strstr(out, "from 1 to 64"),
+			  "--workers '%s': %s", bad[i], out);
+		cr_expect_null(strstr(out, "close("), "the probe ran: %s", out);
+	}
+	cr_assert_eq(secbpf_run("--help"), 0, "%s", out);
+	cr_expect(strstr(out, "--workers N") && strstr(out, "--events[=FILE]"), "%s", out);
 }

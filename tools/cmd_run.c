@@ -28,6 +28,7 @@
 
 #include "attach.h"
 #include "cli.h"
+#include "events.h"
 #include "maps.h"
 #include "runtime.h"
 #include "supervisor.h"
@@ -77,8 +78,8 @@ static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]] [--]\n"
-		"                  CMD [ARG]...\n"
+		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
+		"                  [--events[=FILE]] [--workers N] [--] CMD [ARG]...\n"
 		"\n"
 		"Run CMD under the filters: they are installed, in the order given, right\n"
 		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
@@ -93,13 +94,20 @@ static void run_usage(FILE *f)
 		"  --set VAR=VALUE  write a const volatile global in every object defining it\n"
 		"  --stats[=FILE]   at the end, print the stateful programs' global variables\n"
 		"                   and map entries (to stderr, or FILE)\n"
+		"  --events[=FILE]  print each record the stateful programs submit to a ring\n"
+		"                   buffer, as it comes (to stderr, or FILE), one line each:\n"
+		"                   secbpf: event MAP LEN: HEX[ \"TEXT\"]\n"
+		"                   (without it, a full ring makes bpf_ringbuf_reserve fail)\n"
+		"  --workers N      supervisor threads, 1 to %d (default: the online CPUs,\n"
+		"                   at most 4); each has its own slot in PERCPU maps\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
 		"SIGSYS, a filter's KILL decided by the kernel; 137, SIGKILL, for one decided\n"
 		"by the supervisor); 125 if secbpf failed before running CMD; 126 if CMD\n"
 		"could not be executed (no permission, or a filter denied execve); 127 if\n"
-		"CMD was not found.\n");
+		"CMD was not found.\n",
+		SUPERVISOR_MAX_WORKERS);
 }
 
 /*
@@ -216,6 +224,14 @@ static bool wait_published(pid_t pid, const struct run_report *r, int *status)
 	}
 }
 
+/* What run_and_wait needs for a stack with a supervisor (NULL: none). */
+struct run_supervision {
+	const struct supervisor_prog *progs;
+	size_t n;
+	unsigned int nworkers; /* = the runtimes' ncpus */
+	struct events *events; /* --events: started with the workers; NULL */
+};
+
 /*
  * Be the supervisor of the child's listener until the child has exited
  * (reaped says it already has) and no process uses the filter any more
@@ -226,12 +242,12 @@ static bool wait_published(pid_t pid, const struct run_report *r, int *status)
  * then killed and reaped: CMD must not run with nobody to answer its
  * filter).
  */
-static int serve(pid_t pid, bool reaped, int listener, const struct supervisor_prog *progs,
-		 size_t n, const sigset_t *set, int *status, bool *forwarded)
+static int serve(pid_t pid, bool reaped, int listener, const struct run_supervision *sup,
+		 const sigset_t *set, int *status, bool *forwarded)
 {
 	struct supervisor_opts opts = {
 		.sz = sizeof(opts),
-		.nworkers = supervisor_default_workers(), /* = the runtimes' ncpus */
+		.nworkers = sup->nworkers,
 	};
 	struct secbpf_err err = { { 0 } };
 	struct signalfd_siginfo si;
@@ -240,7 +256,7 @@ static int serve(pid_t pid, bool reaped, int listener, const struct supervisor_p
 	bool hup = false;
 	int sfd, rc;
 
-	sv = supervisor_new(listener, progs, n, &opts, &err);
+	sv = supervisor_new(listener, sup->progs, sup->n, &opts, &err);
 	if (!sv) {
 		close(listener);
 		cli_error("run", "cannot start the supervisor: %s", err.msg);
@@ -250,6 +266,12 @@ static int serve(pid_t pid, bool reaped, int listener, const struct supervisor_p
 	rc = supervisor_start(sv, &err);
 	if (rc) {
 		cli_error("run", "cannot start the supervisor: %s", err.msg);
+		goto kill_child;
+	}
+	/* Stopped, and drained, by cmd_run once the workers are done. */
+	rc = sup->events ? events_start(sup->events, &err) : 0;
+	if (rc) {
+		cli_error("run", "--events: %s", err.msg);
 		goto kill_child;
 	}
 	sfd = signalfd(-1, set, SFD_CLOEXEC);
@@ -310,12 +332,6 @@ kill_child:
 	}
 	return rc;
 }
-
-/* What run_and_wait needs for a stack with a supervisor (NULL: none). */
-struct run_supervision {
-	const struct supervisor_prog *progs;
-	size_t n;
-};
 
 /*
  * Create the child, run it and turn what happened into run's exit status.
@@ -408,8 +424,7 @@ static int run_and_wait(struct run_child *c, const char *cmd, const struct run_s
 		} else {
 			/* Even if CMD is already gone: what it started may
 			 * still need the supervisor. */
-			rc = serve(pid, reaped, r->listener_fd, sup->progs, sup->n, &set, &status,
-				   &forwarded);
+			rc = serve(pid, reaped, r->listener_fd, sup, &set, &status, &forwarded);
 			if (rc && rc != -ECHILD) {
 				sigprocmask(SIG_SETMASK, &old, NULL);
 				munmap(r, sizeof(*r));
@@ -478,6 +493,9 @@ struct run_state {
 	struct cli_set *sets;
 	int nsets;
 	char *path;
+	unsigned int nworkers; /* --workers: supervisor threads = PERCPU slots */
+	struct events *events; /* --events: the ring buffer reader, or NULL */
+	FILE *events_file;     /* --events=FILE */
 };
 
 static void run_state_release(void *arg)
@@ -485,6 +503,10 @@ static void run_state_release(void *arg)
 	struct run_state *s = arg;
 	int i;
 
+	/* The reader goes before the runtimes whose rings it reads. */
+	events_free(s->events);
+	if (s->events_file && fclose(s->events_file))
+		cli_error("run", "cannot write the events: %s", strerror(errno));
 	supervisor_stack_free(&s->stack);
 	for (i = 0; s->runtimes && i < s->ntargets; i++)
 		runtime_free(s->runtimes[i]);
@@ -564,7 +586,7 @@ static int run_compile(struct run_state *s, int i, const char *spec)
 	struct cbpf_compile_opts opts = { .sz = sizeof(opts), .listener_guard = false };
 	struct runtime_opts rt_opts = {
 		.sz = sizeof(rt_opts),
-		.ncpus = supervisor_default_workers(),
+		.ncpus = s->nworkers,
 		.loader_cap_sys_ptrace = loader_may_read_nondumpable(),
 	};
 	struct cli_target *t = &s->targets[i];
@@ -813,11 +835,71 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 		cli_error(path, "cannot write the stats: %s", strerror(errno));
 }
 
+/*
+ * --events[=FILE]: a reader for the RINGBUF maps of the stateful programs,
+ * started with the supervisor's workers (lib/events.c). The file is opened
+ * now, close-on-exec, so that a bad path fails before CMD runs. Returns 0,
+ * or -1 after printing why.
+ */
+static int run_open_events(struct run_state *s, const char **specs, const char *path)
+{
+	struct events_opts opts = { .sz = sizeof(opts) };
+	struct secbpf_err err = { { 0 } };
+	int i;
+
+	if (path) {
+		s->events_file = fopen(path, "we");
+		if (!s->events_file) {
+			cli_error(path, "cannot write the events: %s", strerror(errno));
+			return -1;
+		}
+		opts.out = s->events_file;
+	}
+	s->events = events_new(&opts, &err);
+	if (!s->events) {
+		cli_error("run", "--events: %s", err.msg);
+		return -1;
+	}
+	for (i = 0; i < s->ntargets; i++) {
+		if (!s->runtimes[i])
+			continue;
+		if (events_add_runtime(s->events, s->runtimes[i], s->targets[i].obj, specs[i],
+				       &err) < 0) {
+			cli_error("run", "--events: %s", err.msg);
+			return -1;
+		}
+	}
+	if (events_nrings(s->events) == 0)
+		fprintf(stderr, "secbpf: run: warning: --events: no stateful filter has a "
+				"BPF_MAP_TYPE_RINGBUF map; there will be no events\n");
+	return 0;
+}
+
+/* --workers N: 1 to SUPERVISOR_MAX_WORKERS. Returns 0, or -1 after
+ * printing why. */
+static int run_parse_workers(const char *arg, unsigned int *n)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < 1 || v > SUPERVISOR_MAX_WORKERS) {
+		cli_error("run", "--workers: '%s' is not a number from 1 to %d", arg,
+			  SUPERVISOR_MAX_WORKERS);
+		return -1;
+	}
+	*n = (unsigned int)v;
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "stats", optional_argument, NULL, 'S' },
+		{ "events", optional_argument, NULL, 'E' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -825,8 +907,8 @@ int cmd_run(int argc, char **argv)
 	struct run_child child = { 0 };
 	struct run_supervision sup = { 0 };
 	const char **specs;
-	const char *stats_path = NULL;
-	bool stateful = false, stats = false;
+	const char *stats_path = NULL, *events_path = NULL;
+	bool stateful = false, stats = false, events = false;
 	int nspecs = 0, c, i, status = EXIT_RUN_FAILED;
 
 	specs = calloc(argc, sizeof(*specs));
@@ -835,6 +917,7 @@ int cmd_run(int argc, char **argv)
 		cli_error("run", "out of memory");
 		goto out;
 	}
+	s.nworkers = supervisor_default_workers();
 	/* '+': options end at CMD, whose own options are its business. */
 	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -849,6 +932,14 @@ int cmd_run(int argc, char **argv)
 		case 'S':
 			stats = true;
 			stats_path = optarg;
+			break;
+		case 'E':
+			events = true;
+			events_path = optarg;
+			break;
+		case 'w':
+			if (run_parse_workers(optarg, &s.nworkers))
+				goto out;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -898,6 +989,8 @@ int cmd_run(int argc, char **argv)
 
 	if (stateful && run_plan_supervision(&s, specs, nspecs))
 		goto out;
+	if (events && run_open_events(&s, specs, events_path))
+		goto out;
 	s.path = cli_resolve_command("run", argv[optind], &status);
 	if (!s.path)
 		goto out;
@@ -909,7 +1002,11 @@ int cmd_run(int argc, char **argv)
 		child.listener = true;
 		sup.progs = s.sv_progs;
 		sup.n = nspecs;
+		sup.nworkers = s.nworkers;
+		sup.events = s.events;
 		status = run_and_wait(&child, argv[optind], &sup, run_state_release, &s);
+		/* Every record the workers submitted, before the stats. */
+		events_stop(s.events);
 		if (stats)
 			run_stats(&s, specs, stats_path);
 	} else {
