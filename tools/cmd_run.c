@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,7 +29,9 @@
 #include "cli.h"
 #include "events.h"
 #include "maps.h"
+#include "policy.h"
 #include "runtime.h"
+#include "stack_plan.h"
 #include "supervisor.h"
 #include "verifier.h"
 
@@ -138,7 +139,6 @@ static __attribute__((noreturn)) void child_setup_failed(struct run_report *r)
 static __attribute__((noreturn)) void run_child(const struct run_child *c)
 {
 	struct run_report *r = c->report;
-	size_t nplain = c->listener ? c->nprogs - 1 : c->nprogs;
 	int rc, e;
 
 	if (sigprocmask(SIG_SETMASK, &c->sigmask, NULL)) {
@@ -152,17 +152,16 @@ static __attribute__((noreturn)) void run_child(const struct run_child *c)
 		err_set(&r->err, errno, "cannot set no_new_privs: %s", strerror(errno));
 		child_setup_failed(r);
 	}
-	if (nplain > 0) {
-		rc = attach_cbpf_many(c->progs, nplain, 0, &r->err);
-		if (rc < 0)
-			child_setup_failed(r);
-	}
-	if (c->listener) {
-		rc = attach_cbpf_many(&c->progs[nplain], 1, SUPERVISOR_LISTENER_FLAGS, &r->err);
-		if (rc < 0)
-			child_setup_failed(r);
+	/* One call: everything is checked before the first install, and then
+	 * only seccomp() runs (attach.h). */
+	if (c->listener)
+		rc = attach_cbpf_stack(c->progs, c->nprogs, 0, SUPERVISOR_LISTENER_FLAGS, &r->err);
+	else
+		rc = attach_cbpf_many(c->progs, c->nprogs, 0, &r->err);
+	if (rc < 0)
+		child_setup_failed(r);
+	if (c->listener)
 		r->listener_fd = rc;
-	}
 	__atomic_store_n(&r->stage, RUN_STAGE_EXEC, __ATOMIC_RELEASE);
 	execve(c->path, c->argv, environ);
 	e = errno;
@@ -485,11 +484,7 @@ out:
 struct run_state {
 	struct cli_target *targets;
 	int ntargets;
-	struct cbpf_prog *compiled;
-	struct runtime **runtimes; /* per target; NULL when stateless */
-	struct sock_fprog *progs;
-	struct supervisor_prog *sv_progs;
-	struct supervisor_stack stack;
+	struct stack_plan plan; /* what is installed, and the runtimes */
 	struct cli_set *sets;
 	int nsets;
 	char *path;
@@ -507,19 +502,11 @@ static void run_state_release(void *arg)
 	events_free(s->events);
 	if (s->events_file && fclose(s->events_file))
 		cli_error("run", "cannot write the events: %s", strerror(errno));
-	supervisor_stack_free(&s->stack);
-	for (i = 0; s->runtimes && i < s->ntargets; i++)
-		runtime_free(s->runtimes[i]);
-	for (i = 0; s->compiled && i < s->ntargets; i++)
-		cbpf_prog_free(&s->compiled[i]);
+	stack_plan_free(&s->plan);
 	for (i = 0; s->targets && i < s->ntargets; i++)
 		cli_close(&s->targets[i]);
 	if (s->sets)
 		cli_free_sets(s->sets, s->nsets);
-	free(s->runtimes);
-	free(s->compiled);
-	free(s->progs);
-	free(s->sv_progs);
 	free(s->targets);
 	free(s->sets);
 	free(s->path);
@@ -527,163 +514,60 @@ static void run_state_release(void *arg)
 }
 
 /*
- * Whether we, the loader, may let probe_read_user read non-dumpable
- * targets (seed 009): CAP_SYS_PTRACE, counted only in the initial user
- * namespace (DESIGN §2). Anything unreadable counts as no. To be replaced
- * by the policy module's decision (lib/policy.c) once it is in the build.
+ * Whether probe_read_user may read non-dumpable targets for us (seed 009):
+ * the policy's answer (CAP_SYS_PTRACE in the initial user namespace). A
+ * policy that cannot be read answers no; verification reports it.
  */
-static bool loader_may_read_nondumpable(void)
+static bool run_may_read_nondumpable(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	char self[64] = "", init[64] = "";
-	unsigned long inside, outside, count;
-	FILE *f;
-	bool full;
+	struct secbpf_err err = { { 0 } };
+	struct policy_decision d;
+	struct policy_inputs in;
 
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
+	if (policy_read_system(&in, NULL, &err) ||
+	    policy_decide(&in, SECBPF_TIER_PRIVILEGED, &d, &err))
 		return false;
-	if (!(data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE)))
-		return false;
-	if (readlink("/proc/self/ns/user", self, sizeof(self) - 1) > 0 &&
-	    readlink("/proc/1/ns/user", init, sizeof(init) - 1) > 0)
-		return strcmp(self, init) == 0;
-	/* /proc/1 hidden from us: only the initial namespace maps all 2^32
-	 * ids (a child's map is limited to ids valid in its parent, which
-	 * excludes 4294967295). */
-	f = fopen("/proc/self/uid_map", "re");
-	if (!f)
-		return false;
-	full = fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
-	       outside == 0 && count == 4294967295ul;
-	fclose(f);
-	return full;
-}
-
-/* sock_fprog.len is an unsigned short: never let it truncate. */
-static int run_check_len(struct run_state *s, int i, const char *spec)
-{
-	struct cbpf_prog *cp = &s->compiled[i];
-
-	if (cp->len == 0 || cp->len > CBPF_MAX_INSNS) {
-		cli_error(spec, "the compiled filter has %u instructions (1 to %d allowed)",
-			  cp->len, CBPF_MAX_INSNS);
-		return -1;
-	}
-	s->progs[i].len = (unsigned short)cp->len;
-	s->progs[i].filter = cp->insns;
-	return 0;
+	return d.may_read_nondumpable;
 }
 
 /*
- * Compile target i (without the listener guard: see run_plan_supervision).
- * A filter with stateful paths gets a runtime for its program. Returns 0,
- * or -1 after printing why.
+ * Compile the targets and plan their stack (lib/stack_plan.c, shared with
+ * the attach API). may_read_nondumpable is the policy's answer for seed
+ * 009's dumpable check. Warns when this process already has filters: CMD
+ * inherits them below ours, and a syscall they decide in the kernel with
+ * a higher precedence never reaches our programs (DESIGN §1, stacking
+ * divergences). Returns 0, or -1 after printing why.
  */
-static int run_compile(struct run_state *s, int i, const char *spec)
+static int run_plan(struct run_state *s, const char **specs, int n, bool may_read_nondumpable)
 {
-	struct cbpf_compile_opts opts = { .sz = sizeof(opts), .listener_guard = false };
-	struct runtime_opts rt_opts = {
-		.sz = sizeof(rt_opts),
-		.ncpus = s->nworkers,
-		.loader_cap_sys_ptrace = loader_may_read_nondumpable(),
+	struct stack_plan_opts opts = {
+		.sz = sizeof(opts),
+		.ncpus = s->nworkers, /* one PERCPU slot per supervisor worker */
+		.loader_cap_sys_ptrace = may_read_nondumpable,
 	};
-	struct cli_target *t = &s->targets[i];
+	struct stack_plan_target *t;
 	struct secbpf_err err = { { 0 } };
-	struct cbpf_prog *cp = &s->compiled[i];
+	int i, existing, rc;
 
-	if (cbpf_compile(t->obj, t->prog, &opts, cp, &err)) {
-		cli_error(spec, "%s", err.msg);
-		return -1;
-	}
-	if (cp->needs_supervisor) {
-		/* One PERCPU slot per supervisor worker. */
-		s->runtimes[i] = runtime_new_opts(t->obj, t->prog, &rt_opts, &err);
-		if (!s->runtimes[i]) {
-			cli_error(spec, "cannot prepare the program for the supervisor: %s",
-				  err.msg);
-			return -1;
-		}
-	}
-	return run_check_len(s, i, spec);
-}
-
-/*
- * Whether a program of obj (any of them: tail calls reach the others)
- * calls a helper that reads the target's memory. Only a hint for the
- * supervisor (it then opens /proc/TID/mem for each notification).
- */
-static bool object_reads_memory(const struct object *obj)
-{
-	const struct bpf_insn *in;
-	uint32_t i, j;
-
-	for (i = 0; i < obj->prog_cnt; i++)
-		for (j = 0; j < obj->progs[i].insn_cnt; j++) {
-			in = &obj->progs[i].insns[j];
-			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != 0)
-				continue;
-			switch (in->imm) {
-			case BPF_FUNC_probe_read:
-			case BPF_FUNC_probe_read_str:
-			case BPF_FUNC_probe_read_user:
-			case BPF_FUNC_probe_read_user_str:
-			case BPF_FUNC_copy_from_user:
-				return true;
-			default:
-				break;
-			}
-		}
-	return false;
-}
-
-/*
- * Lay out the supervised stack. Warns when this process already has
- * filters: CMD inherits them below ours, and a syscall they decide in the
- * kernel with a higher precedence never reaches our programs (DESIGN §1,
- * stacking divergences). Returns 0, or -1 after printing why.
- */
-static int run_plan_supervision(struct run_state *s, const char **specs, int n)
-{
-	struct secbpf_err err = { { 0 } };
-	int i, existing;
-
-	s->sv_progs = calloc(n, sizeof(*s->sv_progs));
-	if (!s->sv_progs) {
+	t = calloc(n, sizeof(*t));
+	if (!t) {
 		cli_error("run", "out of memory");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		s->sv_progs[i].rt = s->runtimes[i];
-		s->sv_progs[i].name = specs[i];
-		s->sv_progs[i].reads_memory = object_reads_memory(s->targets[i].obj);
+		t[i].obj = s->targets[i].obj;
+		t[i].prog = s->targets[i].prog;
+		t[i].name = specs[i];
 	}
-	/* A lone stateful filter given last is the listener filter itself:
-	 * it needs the listener guard, so that a filtered process cannot
-	 * install a listener of its own once ours is gone. */
-	if (supervisor_stack_single(s->sv_progs, n)) {
-		struct cbpf_compile_opts opts = { .sz = sizeof(opts), .listener_guard = true };
-		struct cli_target *t = &s->targets[n - 1];
-
-		cbpf_prog_free(&s->compiled[n - 1]);
-		memset(&s->compiled[n - 1], 0, sizeof(s->compiled[n - 1]));
-		if (cbpf_compile(t->obj, t->prog, &opts, &s->compiled[n - 1], &err)) {
-			cli_error(specs[n - 1], "%s", err.msg);
-			return -1;
-		}
-		if (run_check_len(s, n - 1, specs[n - 1]))
-			return -1;
-	}
-	for (i = 0; i < n; i++) {
-		s->sv_progs[i].insns = s->compiled[i].insns;
-		s->sv_progs[i].len = s->compiled[i].len;
-	}
-	if (supervisor_stack_build(s->sv_progs, n, &s->stack, &err)) {
+	rc = stack_plan_build(&s->plan, t, n, &opts, &err);
+	free(t);
+	if (rc) {
 		cli_error("run", "%s", err.msg);
 		return -1;
 	}
-	if (s->stack.listener_notifies_all)
+	if (!s->plan.stateful)
+		return 0;
+	if (s->plan.stack.listener_notifies_all)
 		fprintf(stderr,
 			"secbpf: run: warning: the stateful filters are too long to share "
 			"one listener filter; every syscall goes to the supervisor (slower)\n");
@@ -805,7 +689,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 		}
 	}
 	for (i = 0; i < s->ntargets; i++) {
-		if (!s->runtimes[i])
+		if (!s->plan.runtimes[i])
 			continue;
 		obj = s->targets[i].obj;
 		for (j = 0; j < obj->var_cnt; j++) {
@@ -814,7 +698,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 
 			if (v->is_const_volatile || om->kind == OBJECT_MAP_RODATA)
 				continue;
-			m = runtime_map(s->runtimes[i], om->name);
+			m = runtime_map(s->plan.runtimes[i], om->name);
 			if (!m || map_direct_value(m, &value) ||
 			    v->offset + v->size > om->value_size)
 				continue;
@@ -826,7 +710,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 			if (obj->maps[j].kind != OBJECT_MAP_BTF ||
 			    !stats_iterable(obj->maps[j].type))
 				continue;
-			m = runtime_map(s->runtimes[i], obj->maps[j].name);
+			m = runtime_map(s->plan.runtimes[i], obj->maps[j].name);
 			if (m)
 				stats_map(f, specs[i], obj->maps[j].name, m);
 		}
@@ -861,9 +745,9 @@ static int run_open_events(struct run_state *s, const char **specs, const char *
 		return -1;
 	}
 	for (i = 0; i < s->ntargets; i++) {
-		if (!s->runtimes[i])
+		if (!s->plan.runtimes[i])
 			continue;
-		if (events_add_runtime(s->events, s->runtimes[i], s->targets[i].obj, specs[i],
+		if (events_add_runtime(s->events, s->plan.runtimes[i], s->targets[i].obj, specs[i],
 				       &err) < 0) {
 			cli_error("run", "--events: %s", err.msg);
 			return -1;
@@ -962,10 +846,7 @@ int cmd_run(int argc, char **argv)
 	}
 
 	s.targets = calloc(nspecs, sizeof(*s.targets));
-	s.compiled = calloc(nspecs, sizeof(*s.compiled));
-	s.runtimes = calloc(nspecs, sizeof(*s.runtimes));
-	s.progs = calloc(nspecs, sizeof(*s.progs));
-	if (!s.targets || !s.compiled || !s.runtimes || !s.progs) {
+	if (!s.targets) {
 		cli_error("run", "out of memory");
 		goto out;
 	}
@@ -982,13 +863,10 @@ int cmd_run(int argc, char **argv)
 		 * tier asked for is the highest; the system policy caps it. */
 		if (cli_verify_target(&s.targets[i], SECBPF_TIER_PRIVILEGED, false, NULL))
 			goto out;
-		if (run_compile(&s, i, specs[i]))
-			goto out;
-		stateful |= s.runtimes[i] != NULL;
 	}
-
-	if (stateful && run_plan_supervision(&s, specs, nspecs))
+	if (run_plan(&s, specs, nspecs, run_may_read_nondumpable()))
 		goto out;
+	stateful = s.plan.stateful;
 	if (events && run_open_events(&s, specs, events_path))
 		goto out;
 	s.path = cli_resolve_command("run", argv[optind], &status);
@@ -997,10 +875,10 @@ int cmd_run(int argc, char **argv)
 	child.path = s.path;
 	child.argv = argv + optind;
 	if (stateful) {
-		child.progs = s.stack.progs;
-		child.nprogs = s.stack.n;
+		child.progs = s.plan.install;
+		child.nprogs = s.plan.ninstall;
 		child.listener = true;
-		sup.progs = s.sv_progs;
+		sup.progs = s.plan.sv_progs;
 		sup.n = nspecs;
 		sup.nworkers = s.nworkers;
 		sup.events = s.events;
@@ -1010,8 +888,8 @@ int cmd_run(int argc, char **argv)
 		if (stats)
 			run_stats(&s, specs, stats_path);
 	} else {
-		child.progs = s.progs;
-		child.nprogs = nspecs;
+		child.progs = s.plan.install;
+		child.nprogs = s.plan.ninstall;
 		status = run_and_wait(&child, argv[optind], NULL, run_state_release, &s);
 	}
 out:
