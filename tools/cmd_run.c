@@ -76,30 +76,34 @@ static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void run_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]] [--]\n"
-		"                  CMD [ARG]...\n"
-		"\n"
-		"Run CMD under the filters: they are installed, in the order given, right\n"
-		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
-		"filter given wins ties (as with several seccomp() calls). no_new_privs is\n"
-		"set for CMD. OBJ may be a .c file, compiled first. What a filter decides\n"
-		"from the syscall's number and arguments alone the kernel decides; when it\n"
-		"needs maps or helpers, secbpf stays as CMD's supervisor and runs the\n"
-		"program for those syscalls, until CMD and every process it started under\n"
-		"the filter have exited.\n"
-		"\n"
-		"  -f OBJ[:PROG]    a filter to install (at least one)\n"
-		"  --set VAR=VALUE  write a const volatile global in every object defining it\n"
-		"  --stats[=FILE]   at the end, print the stateful programs' global variables\n"
-		"                   and map entries (to stderr, or FILE)\n"
-		"  -h, --help       show this help\n"
-		"\n"
-		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
-		"SIGSYS, a filter's KILL decided by the kernel; 137, SIGKILL, for one decided\n"
-		"by the supervisor); 125 if secbpf failed before running CMD; 126 if CMD\n"
-		"could not be executed (no permission, or a filter denied execve); 127 if\n"
-		"CMD was not found.\n");
+	fprintf(f, "usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
+		   "                  [--native] [--] CMD [ARG]...\n"
+		   "\n"
+		   "Run CMD under the filters: they are installed, in the order given, right\n"
+		   "before CMD's execve, and apply to CMD and everything it starts. The last\n"
+		   "filter given wins ties (as with several seccomp() calls). no_new_privs is\n"
+		   "set for CMD. OBJ may be a .c file, compiled first. What a filter decides\n"
+		   "from the syscall's number and arguments alone the kernel decides; when it\n"
+		   "needs maps or helpers, secbpf stays as CMD's supervisor and runs the\n"
+		   "program for those syscalls, until CMD and every process it started under\n"
+		   "the filter have exited.\n"
+		   "\n"
+		   "  -f OBJ[:PROG]    a filter to install (at least one)\n"
+		   "  --set VAR=VALUE  write a const volatile global in every object defining it\n"
+		   "  --stats[=FILE]   at the end, print the stateful programs' global variables\n"
+		   "                   and map entries (to stderr, or FILE)\n"
+		   "  --native         let the kernel load and run the programs themselves\n"
+		   "                   (BPF_PROG_TYPE_SECCOMP): needs a kernel with the\n"
+		   "                   seccomp-eBPF patch set, which it detects by its\n"
+		   "                   kernel.seccomp.extended sysctl (kernel/README.md); no\n"
+		   "                   supervisor, no compilation to cBPF\n"
+		   "  -h, --help       show this help\n"
+		   "\n"
+		   "Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
+		   "SIGSYS, a filter's KILL decided by the kernel; 137, SIGKILL, for one decided\n"
+		   "by the supervisor); 125 if secbpf failed before running CMD; 126 if CMD\n"
+		   "could not be executed (no permission, or a filter denied execve); 127 if\n"
+		   "CMD was not found.\n");
 }
 
 /*
@@ -682,41 +686,6 @@ static int run_plan_supervision(struct run_state *s, const char **specs, int n)
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static void stats_value(FILE *f, const uint8_t *p, size_t n)
-{
-	uint64_t v;
-	size_t i;
-
-	switch (n) {
-	case 1:
-		v = *p;
-		break;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	case 8:
-		memcpy(&v, p, 8);
-		break;
-	default:
-		fputs("0x", f);
-		for (i = 0; i < n; i++)
-			fprintf(f, "%02x", p[i]);
-		return;
-	}
-	fprintf(f, "%llu", (unsigned long long)v);
-}
-
 static bool stats_iterable(uint32_t type)
 {
 	switch (type) {
@@ -752,11 +721,11 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		if (map_lookup_user(m, key, val))
 			continue;
 		fprintf(f, "%s %s ", spec, name);
-		stats_value(f, key, ksz);
+		cli_print_value(f, key, ksz);
 		fputs(" =", f);
 		for (c = 0; c < (percpu ? map_ncpus(m) : 1); c++) {
 			fputc(' ', f);
-			stats_value(f, val + c * ((vsz + 7) / 8 * 8), vsz);
+			cli_print_value(f, val + c * ((vsz + 7) / 8 * 8), vsz);
 		}
 		fputc('\n', f);
 	}
@@ -797,7 +766,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 			    v->offset + v->size > om->value_size)
 				continue;
 			fprintf(f, "%s %s = ", specs[i], v->name);
-			stats_value(f, (const uint8_t *)value + v->offset, v->size);
+			cli_print_value(f, (const uint8_t *)value + v->offset, v->size);
 			fputc('\n', f);
 		}
 		for (j = 0; j < obj->map_cnt; j++) {
@@ -818,6 +787,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "stats", optional_argument, NULL, 'S' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -826,7 +796,7 @@ int cmd_run(int argc, char **argv)
 	struct run_supervision sup = { 0 };
 	const char **specs;
 	const char *stats_path = NULL;
-	bool stateful = false, stats = false;
+	bool stateful = false, stats = false, native = false;
 	int nspecs = 0, c, i, status = EXIT_RUN_FAILED;
 
 	specs = calloc(argc, sizeof(*specs));
@@ -850,6 +820,9 @@ int cmd_run(int argc, char **argv)
 			stats = true;
 			stats_path = optarg;
 			break;
+		case 'N':
+			native = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			status = 0;
@@ -867,6 +840,13 @@ int cmd_run(int argc, char **argv)
 	 * never what a script meant. */
 	if (nspecs == 0) {
 		cli_error("run", "no filter given: use -f OBJ[:PROG] (see secbpf run --help)");
+		goto out;
+	}
+	if (native) {
+		/* The kernel verifies, runs and keeps the state: none of the
+		 * user-space machinery below takes part. */
+		status = cli_native_run("run", specs, nspecs, s.sets, s.nsets, stats, stats_path,
+					argv + optind);
 		goto out;
 	}
 
