@@ -227,16 +227,24 @@ static int native_patch(struct bpf_insn *insns, uint32_t cnt, const struct nativ
 	return 0;
 }
 
-/* The last non-empty line of a verifier log, for a one-line error. */
+/* The kernel verifier's reason: the last line of its log that is not one
+ * of the statistics lines it ends with, for a one-line error. */
 static const char *native_log_summary(char *log, char *line, size_t size)
 {
 	char *end = log + strlen(log), *start;
 
-	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > log && start[-1] != '\n')
-		start--;
+	for (;;) {
+		while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+			end--;
+		start = end;
+		while (start > log && start[-1] != '\n')
+			start--;
+		if (start == log ||
+		    (strncmp(start, "processed ", 10) && strncmp(start, "verification time ", 18) &&
+		     strncmp(start, "stack depth ", 12)))
+			break;
+		end = start;
+	}
 	snprintf(line, size, "%.*s", (int)(end - start), start);
 	return line;
 }

@@ -29,6 +29,7 @@
 #include "attach.h"
 #include "cli.h"
 #include "maps.h"
+#include "policy.h"
 #include "runtime.h"
 #include "supervisor.h"
 #include "verifier.h"
@@ -511,36 +512,21 @@ static void run_state_release(void *arg)
 /*
  * Whether we, the loader, may let probe_read_user read non-dumpable
  * targets (seed 009): CAP_SYS_PTRACE, counted only in the initial user
- * namespace (DESIGN §2). Anything unreadable counts as no. To be replaced
- * by the policy module's decision (lib/policy.c) once it is in the build.
+ * namespace (DESIGN §2, policy_in_init_userns()). Anything unreadable
+ * counts as no.
  */
 static bool loader_may_read_nondumpable(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	char self[64] = "", init[64] = "";
-	unsigned long inside, outside, count;
-	FILE *f;
-	bool full;
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data))
 		return false;
 	if (!(data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective & CAP_TO_MASK(CAP_SYS_PTRACE)))
 		return false;
-	if (readlink("/proc/self/ns/user", self, sizeof(self) - 1) > 0 &&
-	    readlink("/proc/1/ns/user", init, sizeof(init) - 1) > 0)
-		return strcmp(self, init) == 0;
-	/* /proc/1 hidden from us: only the initial namespace maps all 2^32
-	 * ids (a child's map is limited to ids valid in its parent, which
-	 * excludes 4294967295). */
-	f = fopen("/proc/self/uid_map", "re");
-	if (!f)
-		return false;
-	full = fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
-	       outside == 0 && count == 4294967295ul;
-	fclose(f);
-	return full;
+	/* Capabilities count only in the initial user namespace (DESIGN §2). */
+	return policy_in_init_userns();
 }
 
 /* sock_fprog.len is an unsigned short: never let it truncate. */
