@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "native.h"
 #include "verifier.h"
@@ -204,6 +205,8 @@ int main(int argc, char **argv)
 	struct dirent *de;
 	DIR *d;
 
+	/* Its messages about BTF the kernel refused repeat our reasons. */
+	libbpf_set_print(NULL);
 	if (argc != 3) {
 		fprintf(stderr, "usage: verifier_fidelity CORPUS_DIR DIVERGENCE_FILE\n");
 		return 2;

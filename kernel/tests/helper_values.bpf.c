@@ -78,8 +78,7 @@ int helper_values(struct seccomp_data *ctx)
 		return (__u64)n == a2 ? SAW_IT : SAW_OTHER;
 #ifndef HELPER_VALUES_NO_TASK_STORAGE
 	case 5:
-		tc = bpf_task_storage_get(&task_counts, NULL, NULL,
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		tc = bpf_task_storage_get(&task_counts, NULL, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!tc)
 			return FAILED;
 		tc->n++;

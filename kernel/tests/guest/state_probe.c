@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(op, "listen")) {
 			result("listen", listen(-1, 0));
 		} else if (!strcmp(op, "call") && i + 2 < argc) {
-			long nr = strtol(argv[i + 1], NULL, 0), count = strtol(argv[i + 2], NULL, 0);
+			long nr = strtol(argv[i + 1], NULL, 0),
+			     count = strtol(argv[i + 2], NULL, 0);
 
 			printf("call%ld=", nr);
 			for (j = 0; j < count; j++) {
