@@ -60,8 +60,8 @@ struct dump_filter {
 	uint32_t cnt;
 	uint32_t prog_id;
 	char name[BPF_OBJ_NAME_LEN];
-	char note[sizeof(((struct secbpf_err *)0)->msg) +
-		  64]; /* why an extended filter's insns are missing */
+	/* why an extended filter's instructions are missing */
+	char note[SECBPF_ERR_MAX + 64];
 };
 
 /*
@@ -147,8 +147,11 @@ static int dump_read(pid_t pid, const char *what, unsigned long idx, const struc
 	case ENOENT:
 		return 0;
 	case EINVAL:
-		/* Not in filter mode: no filters at all (idx is 0 then). */
-		return idx == 0 ? 0 : (cli_error(what, "filter %lu: EINVAL", idx), -1);
+		/* Not in filter mode: no filters at all. */
+		if (idx == 0)
+			return 0;
+		cli_error(what, "PTRACE_SECCOMP_GET_FILTER %lu: %s", idx, strerror(EINVAL));
+		return -1;
 	case EACCES:
 		cli_error(what,
 			  "PTRACE_SECCOMP_GET_FILTER: %s (needs CAP_SYS_ADMIN, and secbpf must "
@@ -218,7 +221,8 @@ int cmd_dump(int argc, char **argv)
 		{ 0 },
 	};
 	struct secbpf_err err = { { 0 } };
-	struct dump_filter *filters = NULL;
+	struct dump_filter *filters = NULL, *grown;
+	unsigned long cap = 0;
 	struct native_abi abi;
 	bool have_abi;
 	int c, rc = EXIT_USAGE, pending_sig, got;
@@ -256,15 +260,21 @@ int cmd_dump(int argc, char **argv)
 
 	if (dump_seize((pid_t)pid, what, &pending_sig))
 		return EXIT_USAGE;
-	filters = calloc(DUMP_MAX_FILTERS, sizeof(*filters));
-	if (!filters) {
-		cli_error(what, "out of memory");
-		goto detach;
-	}
 	for (n = 0; n < DUMP_MAX_FILTERS; n++) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			grown = realloc(filters, cap * sizeof(*filters));
+			if (!grown) {
+				cli_error(what, "out of memory");
+				goto detach;
+			}
+			filters = grown;
+		}
 		got = dump_read((pid_t)pid, what, n, &abi, have_abi, &filters[n]);
-		if (got < 0)
+		if (got < 0) {
+			n++; /* free what it read */
 			goto detach;
+		}
 		if (got == 0)
 			break;
 	}
@@ -278,7 +288,7 @@ detach:
 		for (i = 0; i < n; i++)
 			dump_print(stdout, &filters[i], i);
 	}
-	for (i = 0; filters && i < DUMP_MAX_FILTERS && i <= n; i++) {
+	for (i = 0; i < n && i < cap; i++) {
 		free(filters[i].cbpf);
 		free(filters[i].insns);
 	}
