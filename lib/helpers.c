@@ -267,12 +267,17 @@ static int task_status(struct interp_call *call, struct helper_run *run)
 }
 
 /* The uid that root of the task's user namespace is, as this process sees
- * it (/proc/TID/uid_map); UINT32_MAX when root is not mapped. */
+ * it (/proc/TID/uid_map); UINT32_MAX when root is not mapped. A kernel
+ * without user namespaces (CONFIG_USER_NS=n) has no uid_map: there is only
+ * the initial namespace, whose root is uid 0. */
 static uint32_t task_ns_root(struct interp_call *call, struct helper_run *run)
 {
 	char buf[4096], *p = buf;
 	unsigned long inside, outside, count;
+	struct stat st;
 
+	if (stat("/proc/self/uid_map", &st) && errno == ENOENT)
+		return 0;
 	if (proc_read(call, run, "uid_map", buf, sizeof(buf)) < 0)
 		return UINT32_MAX;
 	while (p && *p) {

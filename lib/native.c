@@ -48,8 +48,10 @@ int native_detect(struct native_abi *abi, struct secbpf_err *err)
 		if (errno == ENOENT)
 			return err_set(
 				err, ENOSYS,
-				"this kernel lacks eBPF seccomp support (BPF_PROG_TYPE_SECCOMP); "
-				"use secbpf run, which needs no kernel support");
+				"this kernel lacks eBPF seccomp support (no "
+				"kernel.seccomp.extended "
+				"sysctl, so no BPF_PROG_TYPE_SECCOMP); secbpf run without --native "
+				"needs no kernel support");
 		return err_set(err, errno, "cannot read %s: %s", NATIVE_ABI_PATH, strerror(errno));
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -225,16 +227,24 @@ static int native_patch(struct bpf_insn *insns, uint32_t cnt, const struct nativ
 	return 0;
 }
 
-/* The last non-empty line of a verifier log, for a one-line error. */
+/* The kernel verifier's reason: the last line of its log that is not one
+ * of the statistics lines it ends with, for a one-line error. */
 static const char *native_log_summary(char *log, char *line, size_t size)
 {
 	char *end = log + strlen(log), *start;
 
-	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > log && start[-1] != '\n')
-		start--;
+	for (;;) {
+		while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+			end--;
+		start = end;
+		while (start > log && start[-1] != '\n')
+			start--;
+		if (start == log ||
+		    (strncmp(start, "processed ", 10) && strncmp(start, "verification time ", 18) &&
+		     strncmp(start, "stack depth ", 12)))
+			break;
+		end = start;
+	}
 	snprintf(line, size, "%.*s", (int)(end - start), start);
 	return line;
 }
@@ -350,5 +360,98 @@ int native_attach(const struct native_abi *abi, int prog_fd, unsigned int extra_
 	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, abi->filter_flag | extra_flags, &fd))
 		return err_set(err, errno, "seccomp(SECCOMP_SET_MODE_FILTER, 0x%x, prog fd %d): %s",
 			       abi->filter_flag | extra_flags, prog_fd, strerror(errno));
+	return 0;
+}
+
+int native_map_next_key(int map_fd, const void *key, void *next)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map_fd;
+	a.key = (uintptr_t)key;
+	a.next_key = (uintptr_t)next;
+	return sys_bpf(BPF_MAP_GET_NEXT_KEY, &a) ? -errno : 0;
+}
+
+int native_map_lookup(int map_fd, const void *key, void *value)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map_fd;
+	a.key = (uintptr_t)key;
+	a.value = (uintptr_t)value;
+	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &a) ? -errno : 0;
+}
+
+/* "0-3,5" -> 5 (the highest CPU number + 1, as the kernel counts them). */
+unsigned int native_possible_cpus(void)
+{
+	char buf[256], *p;
+	unsigned long hi = 0, v;
+	ssize_t n;
+	int fd;
+
+	fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	for (p = buf; *p;) {
+		v = strtoul(p, &p, 10);
+		if (v > hi)
+			hi = v;
+		if (*p == '-' || *p == ',')
+			p++;
+		else
+			break;
+	}
+	return (unsigned int)hi + 1;
+}
+
+int native_prog_xlated(int prog_fd, struct bpf_insn **insns, uint32_t *cnt, uint32_t *id,
+		       char *name, struct secbpf_err *err)
+{
+	struct bpf_prog_info info;
+	struct bpf_insn *buf;
+	union bpf_attr a;
+	uint32_t len;
+
+	*insns = NULL;
+	*cnt = 0;
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = prog_fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+		return err_set(err, errno, "BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
+	*id = info.id;
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	len = info.xlated_prog_len;
+	if (!len)
+		return 0;
+	buf = malloc(len);
+	if (!buf)
+		return err_set(err, ENOMEM, "out of memory");
+	/* Second call: only the array we ask for (the length may not grow
+	 * for a loaded program). */
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = len;
+	info.xlated_prog_insns = (uintptr_t)buf;
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = prog_fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a)) {
+		free(buf);
+		return err_set(err, errno, "BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
+	}
+	*insns = buf;
+	*cnt = (info.xlated_prog_len < len ? info.xlated_prog_len : len) / sizeof(*buf);
 	return 0;
 }

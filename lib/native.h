@@ -62,4 +62,27 @@ void native_prog_close(struct native_prog *np);
 int native_attach(const struct native_abi *abi, int prog_fd, unsigned int extra_flags,
 		  struct secbpf_err *err);
 
+/*
+ * Thin wrappers of BPF_MAP_GET_NEXT_KEY and BPF_MAP_LOOKUP_ELEM on a map fd
+ * (key NULL: the first key). Return 0 or -errno (-ENOENT: no more keys / no
+ * such element).
+ */
+int native_map_next_key(int map_fd, const void *key, void *next);
+int native_map_lookup(int map_fd, const void *key, void *value);
+
+/* The number of possible CPUs, the count of values a per-CPU map returns
+ * (each rounded up to 8 bytes); 1 if it cannot be read. */
+unsigned int native_possible_cpus(void);
+
+/*
+ * The instructions of a loaded program as the kernel verifier rewrote them
+ * (BPF_OBJ_GET_INFO_BY_FD, xlated_prog_insns: map fds become map ids, and
+ * some helper calls are inlined). On success returns 0 and *insns (malloc'ed,
+ * *cnt of them), *id and name (BPF_OBJ_NAME_LEN bytes) describe the program;
+ * else -errno with err set. The xlated insns need CAP_SYS_ADMIN (or
+ * bpf_capable) in 6.1: -EPERM shows as an empty program.
+ */
+int native_prog_xlated(int prog_fd, struct bpf_insn **insns, uint32_t *cnt, uint32_t *id,
+		       char *name, struct secbpf_err *err);
+
 #endif

@@ -189,8 +189,14 @@ bool policy_in_init_userns(void)
 	/* /proc/1 may be hidden from us: the initial namespace maps every id
 	 * to itself, "0 0 4294967295", and nothing else. */
 	f = fopen("/proc/self/uid_map", "re");
-	if (!f)
-		return false;
+	if (!f) {
+		/* No uid_map at all: a kernel without user namespaces
+		 * (CONFIG_USER_NS=n), where every process is in the initial
+		 * one. Any other failure fails closed. */
+		int e = errno;
+
+		return e == ENOENT && stat("/proc/self/status", &self) == 0;
+	}
 	if (fscanf(f, "%lu %lu %lu", &a, &b, &c) == 3)
 		ok = a == 0 && b == 0 && c == 4294967295UL;
 	if (ok && fscanf(f, "%lu", &a) == 1)

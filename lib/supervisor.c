@@ -91,6 +91,9 @@ struct supervisor {
 	int epoll_fd, stop_fd;
 	pthread_t reaper;
 	bool reaper_started;
+
+	/* Workers receive one at a time (see worker_receive). */
+	pthread_mutex_t recv_lock;
 };
 
 /* ------------------------------------------------------------------ */
@@ -976,40 +979,80 @@ out:
 	target_close(&t);
 }
 
-/* Whether the listener reports that no task uses the filter any more. */
-static bool listener_hung_up(const struct supervisor *sv)
+/*
+ * Receive the next notification into w->req. Returns 0, 1 when no task
+ * uses the filter any more (the worker ends), or -errno.
+ *
+ * Kernels before 6.6 never wake a SECCOMP_IOCTL_NOTIF_RECV blocked when the
+ * filter loses its last task (only poll() reports that, with POLLHUP, since
+ * 5.8): a worker blocked there would wait forever and `run` would never
+ * exit. So a worker first polls, and calls RECV only when a notification is
+ * pending; receiving is serialized, so that another worker cannot take that
+ * notification in between and leave this one blocked in RECV. If the task
+ * dies in between, RECV fails with ENOENT rather than blocking.
+ */
+static int worker_receive(struct supervisor_worker *w)
 {
+	struct supervisor *sv = w->sv;
 	struct pollfd p = { .fd = sv->listener, .events = POLLIN };
+	int rc;
 
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+	pthread_mutex_lock(&sv->recv_lock);
+	for (;;) {
+		p.revents = 0;
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		if (!(p.revents & POLLIN)) {
+			if (p.revents & POLLHUP) {
+				rc = 1;
+				break;
+			}
+			if (p.revents & (POLLERR | POLLNVAL)) {
+				rc = -EBADF;
+				break;
+			}
+			continue;
+		}
+		/* The kernel wants a zeroed buffer. */
+		memset(w->req, 0, sv->req_size);
+		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
+			rc = 0;
+			break;
+		}
+		/* EINTR, or ENOENT: the task was killed before we got its
+		 * notification (newer kernels also say ENOENT when no task
+		 * uses the filter; the next poll tells). */
+		if (errno != EINTR && errno != ENOENT) {
+			rc = -errno;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sv->recv_lock);
+	return rc;
 }
 
 static void *worker_main(void *arg)
 {
 	struct supervisor_worker *w = arg;
 	struct supervisor *sv = w->sv;
+	int rc;
 
 	for (;;) {
-		/* The kernel wants a zeroed buffer. */
-		memset(w->req, 0, sv->req_size);
-		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
+		rc = worker_receive(w);
+		if (rc == 0) {
 			worker_handle(w);
 			continue;
 		}
-		if (errno == EINTR)
-			continue;
-		/* ENOENT: the task was killed before we got its notification,
-		 * or no task uses the filter any more (RECV then wakes every
-		 * waiter with ENOENT): only the latter ends the worker. */
-		if (errno == ENOENT) {
-			if (listener_hung_up(sv))
-				return NULL;
-			continue;
-		}
+		if (rc > 0)
+			return NULL;
 		/* Nothing else is expected. Fail closed: once this process is
 		 * gone the kernel answers every notified syscall with ENOSYS,
 		 * whereas a worker that stopped would leave them hanging. */
-		sv_log(sv, "cannot receive notifications: %s; aborting", strerror(errno));
+		sv_log(sv, "cannot receive notifications: %s; aborting", strerror(-rc));
 		abort();
 	}
 }
@@ -1051,6 +1094,7 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 	sv->epoll_fd = -1;
 	sv->stop_fd = -1;
 	pthread_mutex_init(&sv->lock, NULL);
+	pthread_mutex_init(&sv->recv_lock, NULL);
 	sv->log = stderr;
 	sv->nworkers = supervisor_default_workers();
 	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
@@ -1178,6 +1222,7 @@ void supervisor_free(struct supervisor *sv)
 	if (sv->stop_fd >= 0)
 		close(sv->stop_fd);
 	pthread_mutex_destroy(&sv->lock);
+	pthread_mutex_destroy(&sv->recv_lock);
 	free(sv->tracked);
 	free(sv->workers);
 	free(sv->progs);

@@ -268,6 +268,14 @@ static int check_ctx_access(struct verifier_env *env, uint32_t regno, const stru
 			    "read-only; copy the value to a variable to change it");
 	if (!tnum_is_const(reg->var_off))
 		return verr(env, EACCES, "R%u: variable offset into the context", regno);
+	/* The kernel takes context loads only at a constant offset from the
+	 * unmodified pointer ("dereference of modified ctx ptr"). */
+	if (env->opts.strict && (reg->off || reg->var_off.value))
+		return verr(env, EACCES,
+			    "strict mode: R%u: the context pointer was moved by %" PRId64
+			    "; load at an offset from the unmodified pointer, as the "
+			    "kernel verifier requires",
+			    regno, (int64_t)reg->off + (int64_t)reg->var_off.value);
 	o = (int64_t)reg->off + (int64_t)reg->var_off.value + off;
 	if (o < 0 || o + size > VERIFIER_CTX_SIZE)
 		return verr(env, EACCES,

@@ -275,7 +275,6 @@ Test(run, a_stateful_filter_runs_under_the_supervisor)
 	cr_assert_eq(access(marker, F_OK), 0, "the command did not run: %s", out);
 }
 
-
 Test(run, exit_status_is_the_commands)
 {
 	cr_assert_eq(secbpf_run("-f '%s' -- sh -c 'exit 42'", seed), 42, "%s", out);
@@ -296,6 +295,26 @@ Test(run, secbpf_failures_give_125)
 	cr_assert_eq(secbpf_run("-f '%s' --set novalue -- true", seed), 125, "%s", out);
 	cr_assert_eq(secbpf_run("--help"), 0, "%s", out);
 	cr_assert(strstr(out, "usage: secbpf run"), "%s", out);
+}
+
+/* --native needs the seccomp-eBPF port (kernel/); this host kernel is a
+ * stock one, so it must refuse with 125 and say why, and never run CMD. */
+Test(run, native_on_a_stock_kernel_gives_125_and_says_why)
+{
+	if (access("/proc/sys/kernel/seccomp/extended", F_OK) == 0)
+		cr_skip_test("this kernel has the eBPF seccomp port");
+	cr_assert_eq(secbpf_run("--native -f '%s' -- '%s'", seed, probe), 125, "%s", out);
+	cr_assert(strstr(out, "secbpf: run: this kernel lacks eBPF seccomp support"), "%s", out);
+	cr_assert(strstr(out, "kernel.seccomp.extended"), "%s", out);
+	cr_assert(strstr(out, "BPF_PROG_TYPE_SECCOMP"), "%s", out);
+	cr_assert_null(strstr(out, "close("), "the probe ran: %s", out);
+	/* the same with several filters, --stats and --set */
+	cr_assert_eq(secbpf_run("--native --stats -f '%s' -f '%s' -- true", seed, seed), 125, "%s",
+		     out);
+	cr_assert(strstr(out, "lacks eBPF seccomp support"), "%s", out);
+	/* usage errors come first, as without --native */
+	cr_assert_eq(secbpf_run("--native -- true"), 125, "%s", out);
+	cr_assert(strstr(out, "no filter given"), "%s", out);
 }
 
 Test(run, not_found_gives_127)

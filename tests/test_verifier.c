@@ -4,18 +4,7 @@
  * tests/verifier/ (assembly and C, each stating its expected verdict), plus
  * unit tests of scalar tracking, facts, messages and the loading policy.
  *
- * Corpus files start with directives in comments ('#' in .s, '//' in .c):
- *   expect: accept | reject <text the error message must contain>
- *   tier: restricted | unprivileged | privileged   (default unprivileged)
- *   strict: yes
- *   map: NAME TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [btf|data|rodata|bss]
- *   init: MAP_INDEX HEXBYTES...       (initial bytes of a data map)
- *   prog: NAME                        (.bpf.c: which program)
- * Assembly has pseudo instructions for what the common syntax cannot say:
- *   ldmap %rN, IDX            ld_imm64 BPF_PSEUDO_MAP_FD of map IDX
- *   ldmapval %rN, IDX, OFF    ld_imm64 BPF_PSEUDO_MAP_VALUE
- *   ldfunc %rN, LABEL         ld_imm64 BPF_PSEUDO_FUNC of a function
- *   raw CODE DST SRC OFF IMM  one raw instruction (for malformed encodings)
+ * The corpus format is described in verifier_corpus.h.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -27,35 +16,14 @@
 #include <unistd.h>
 
 #include "insn.h"
+#include "verifier_corpus.h"
 #include "object.h"
 #include "policy.h"
 #include "verifier.h"
 
-#define MAGIC_MAP 0x5ecb9001
-#define MAGIC_MAPVAL 0x5ecb9002
-#define MAGIC_FUNC 0x5ecb9004
-#define MAGIC_RAW 0x5ecb9005
-#define MAX_MAPS 8
-#define MAX_RAW 16
-
 struct corpus_case {
 	char path[512];
 	char name[128];
-};
-
-struct case_spec {
-	bool expect_accept;
-	char reason[256];
-	enum secbpf_tier tier;
-	bool strict;
-	char prog[64];
-	struct object_map maps[MAX_MAPS];
-	char map_names[MAX_MAPS][32];
-	uint8_t init[MAX_MAPS][256];
-	bool has_init[MAX_MAPS];
-	uint32_t nmaps;
-	struct bpf_insn raw[MAX_RAW];
-	uint32_t nraw;
 };
 
 static const char *source_dir(void)
@@ -103,254 +71,27 @@ ParameterizedTestParameters(verifier, corpus)
 	return cr_make_param_array(struct corpus_case, cases, n);
 }
 
-static char *read_file(const char *path)
+static int verify_asm_text(const char *text, struct corpus_spec *spec,
+			   struct verifier_facts **facts, struct secbpf_err *err)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
-static uint32_t map_type_of(const char *s)
-{
-	static const struct {
-		const char *name;
-		uint32_t type;
-	} types[] = {
-		{ "hash", BPF_MAP_TYPE_HASH },
-		{ "array", BPF_MAP_TYPE_ARRAY },
-		{ "percpu_array", BPF_MAP_TYPE_PERCPU_ARRAY },
-		{ "lru_hash", BPF_MAP_TYPE_LRU_HASH },
-		{ "queue", BPF_MAP_TYPE_QUEUE },
-		{ "stack", BPF_MAP_TYPE_STACK },
-		{ "ringbuf", BPF_MAP_TYPE_RINGBUF },
-		{ "task_storage", BPF_MAP_TYPE_TASK_STORAGE },
-		{ "prog_array", BPF_MAP_TYPE_PROG_ARRAY },
-		{ "perf_event_array", BPF_MAP_TYPE_PERF_EVENT_ARRAY },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (!strcmp(types[i].name, s))
-			return types[i].type;
-	cr_assert_fail("unknown map type %s", s);
-	return 0;
-}
-
-/* Read the directives of a corpus file (comment lines with "key: value"). */
-static void parse_directives(const char *text, struct case_spec *spec)
-{
-	const char *line = text;
-
-	memset(spec, 0, sizeof(*spec));
-	spec->tier = SECBPF_TIER_UNPRIVILEGED;
-	spec->expect_accept = true;
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		char buf[512], *p;
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-		memcpy(buf, line, len);
-		buf[len] = 0;
-		line = end ? end + 1 : NULL;
-		p = buf;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#')
-			p++;
-		else if (p[0] == '/' && p[1] == '/')
-			p += 2;
-		else
-			continue;
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "expect: accept", 14)) {
-			spec->expect_accept = true;
-		} else if (!strncmp(p, "expect: reject ", 15)) {
-			spec->expect_accept = false;
-			snprintf(spec->reason, sizeof(spec->reason), "%s", p + 15);
-		} else if (!strncmp(p, "tier: ", 6)) {
-			cr_assert_eq(secbpf_tier_parse(p + 6, &spec->tier), 0);
-		} else if (!strncmp(p, "strict: yes", 11)) {
-			spec->strict = true;
-		} else if (!strncmp(p, "prog: ", 6)) {
-			snprintf(spec->prog, sizeof(spec->prog), "%s", p + 6);
-		} else if (!strncmp(p, "map: ", 5)) {
-			struct object_map *m = &spec->maps[spec->nmaps];
-			char name[32], type[32], kind[16] = "btf";
-			unsigned k, v, e;
-
-			cr_assert_lt(spec->nmaps, MAX_MAPS);
-			cr_assert_geq(sscanf(p + 5, "%31s %31s %u %u %u %15s", name, type, &k, &v,
-					     &e, kind),
-				      5, "bad map: %s", p);
-			snprintf(spec->map_names[spec->nmaps], 32, "%s", name);
-			m->name = spec->map_names[spec->nmaps];
-			m->type = map_type_of(type);
-			m->key_size = k;
-			m->value_size = v;
-			m->max_entries = e;
-			m->kind = !strcmp(kind, "data")	    ? OBJECT_MAP_DATA
-				  : !strcmp(kind, "rodata") ? OBJECT_MAP_RODATA
-				  : !strcmp(kind, "bss")    ? OBJECT_MAP_BSS
-							    : OBJECT_MAP_BTF;
-			spec->nmaps++;
-		} else if (!strncmp(p, "init: ", 6)) {
-			char *q = p + 6;
-			unsigned idx = (unsigned)strtoul(q, &q, 0), n = 0;
-
-			cr_assert_lt(idx, MAX_MAPS);
-			while (*q && n < 256) {
-				char *next;
-				unsigned long b = strtoul(q, &next, 16);
-
-				if (next == q)
-					break;
-				spec->init[idx][n++] = (uint8_t)b;
-				q = next;
-			}
-			spec->has_init[idx] = true;
-		}
-	}
-	for (uint32_t i = 0; i < spec->nmaps; i++)
-		if (spec->has_init[i])
-			spec->maps[i].init_data = spec->init[i];
-}
-
-/* Turn the pseudo instructions into common syntax with magic markers. */
-static char *preprocess_asm(const char *text, struct case_spec *spec)
-{
-	size_t cap = strlen(text) * 2 + 1024, n = 0;
-	char *out = malloc(cap);
-	const char *line = text;
-
-	cr_assert_not_null(out);
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char buf[512], label[128];
-		unsigned r, a, b;
-		int code, dst, src, off;
-		long long imm;
-		char *p;
-
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-		memcpy(buf, line, len);
-		buf[len] = 0;
-		line = end ? end + 1 : NULL;
-		p = buf;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (sscanf(p, "ldmap %%r%u, %u", &r, &a) == 2)
-			n += snprintf(out + n, cap - n, "lddw %%r%u, 0x%08x%08x\n", r, MAGIC_MAP,
-				      a);
-		else if (sscanf(p, "ldmapval %%r%u, %u, %u", &r, &a, &b) == 3)
-			n += snprintf(out + n, cap - n, "lddw %%r%u, 0x%08x%08x\n", r, MAGIC_MAPVAL,
-				      (a << 16) | b);
-		else if (sscanf(p, "ldfunc %%r%u, %127s", &r, label) == 2)
-			n += snprintf(out + n, cap - n, "call local %s\nmov %%r%u, 0x%x\n", label,
-				      r, MAGIC_FUNC);
-		else if (sscanf(p, "raw %i %i %i %i %lli", &code, &dst, &src, &off, &imm) == 5) {
-			cr_assert_lt(spec->nraw, MAX_RAW);
-			spec->raw[spec->nraw++] = (struct bpf_insn){ .code = (uint8_t)code,
-								     .dst_reg = (uint8_t)dst,
-								     .src_reg = (uint8_t)src,
-								     .off = (int16_t)off,
-								     .imm = (int32_t)imm };
-			n += snprintf(out + n, cap - n, "mov %%r0, 0x%x\n", MAGIC_RAW);
-		} else
-			n += snprintf(out + n, cap - n, "%s\n", buf);
-	}
-	return out;
-}
-
-static void postprocess_asm(struct bpf_insn *in, size_t cnt, const struct case_spec *spec)
-{
-	uint32_t raw = 0;
-	size_t i;
-
-	for (i = 0; i < cnt; i++) {
-		if (insn_is_ld_imm64(&in[i]) && i + 1 < cnt) {
-			uint32_t lo = (uint32_t)in[i].imm;
-
-			if ((uint32_t)in[i + 1].imm == MAGIC_MAP) {
-				in[i].src_reg = BPF_PSEUDO_MAP_FD;
-				in[i].imm = (int32_t)lo;
-				in[i + 1].imm = 0;
-			} else if ((uint32_t)in[i + 1].imm == MAGIC_MAPVAL) {
-				in[i].src_reg = BPF_PSEUDO_MAP_VALUE;
-				in[i].imm = (int32_t)(lo >> 16);
-				in[i + 1].imm = (int32_t)(lo & 0xffff);
-			}
-			i++;
-			continue;
-		}
-		if (in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == BPF_PSEUDO_CALL &&
-		    i + 1 < cnt && in[i + 1].code == (BPF_ALU64 | BPF_MOV | BPF_K) &&
-		    in[i + 1].imm == MAGIC_FUNC) {
-			uint8_t dst = in[i + 1].dst_reg;
-			int32_t rel = in[i].imm;
-
-			in[i] = (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
-						   .dst_reg = dst,
-						   .src_reg = BPF_PSEUDO_FUNC,
-						   .imm = rel };
-			in[i + 1] = (struct bpf_insn){ 0 };
-			i++;
-			continue;
-		}
-		if (in[i].code == (BPF_ALU64 | BPF_MOV | BPF_K) && in[i].imm == MAGIC_RAW &&
-		    raw < spec->nraw)
-			in[i] = spec->raw[raw++];
-	}
-}
-
-static int verify_asm_text(const char *text, struct case_spec *spec, struct verifier_facts **facts,
-			   struct secbpf_err *err)
-{
-	struct object obj = { 0 };
-	struct object_prog prog = { 0 };
+	struct object obj;
+	struct object_prog prog;
 	struct bpf_insn *insns = NULL;
 	struct verifier_opts opts = { .sz = sizeof(opts),
 				      .tier = spec->tier,
 				      .strict = spec->strict };
 	size_t cnt = 0;
-	char *src = preprocess_asm(text, spec);
 	int ret;
 
-	ret = insn_assemble(src, &insns, &cnt, err);
-	free(src);
+	ret = corpus_assemble(text, spec, &insns, &cnt, err);
 	cr_assert_eq(ret, 0, "assembly failed: %s", err->msg);
-	postprocess_asm(insns, cnt, spec);
-	obj.path = "corpus";
-	obj.maps = spec->maps;
-	obj.map_cnt = spec->nmaps;
-	prog.name = "asm";
-	prog.section = "seccomp";
-	prog.insns = insns;
-	prog.insn_cnt = (uint32_t)cnt;
-	prog.main_cnt = (uint32_t)cnt;
+	corpus_object(spec, insns, cnt, &obj, &prog);
 	ret = verifier_check(&obj, &prog, &opts, facts, err);
 	free(insns);
 	return ret;
 }
 
-static int verify_c_file(const char *path, struct case_spec *spec, struct secbpf_err *err)
+static int verify_c_file(const char *path, struct corpus_spec *spec, struct secbpf_err *err)
 {
 	char obj_path[] = "/tmp/secbpf-vtest-XXXXXX";
 	char cmd[2048];
@@ -384,12 +125,12 @@ static int verify_c_file(const char *path, struct case_spec *spec, struct secbpf
 ParameterizedTest(struct corpus_case *c, verifier, corpus)
 {
 	struct secbpf_err err = { { 0 } };
-	struct case_spec spec;
-	char *text = read_file(c->path);
+	struct corpus_spec spec;
+	char *text = corpus_read_file(c->path);
 	int ret;
 
 	cr_assert_not_null(text, "cannot read %s", c->path);
-	parse_directives(text, &spec);
+	cr_assert_eq(corpus_parse(text, &spec, &err), 0, "%s", err.msg);
 	if (has_suffix(c->path, ".s"))
 		ret = verify_asm_text(text, &spec, NULL, &err);
 	else
@@ -411,9 +152,9 @@ ParameterizedTest(struct corpus_case *c, verifier, corpus)
 static int verify_inline(const char *text, enum secbpf_tier tier, struct verifier_facts **facts,
 			 struct secbpf_err *err)
 {
-	struct case_spec spec;
+	struct corpus_spec spec;
 
-	parse_directives(text, &spec);
+	cr_assert_eq(corpus_parse(text, &spec, err), 0, "%s", err->msg);
 	spec.tier = tier;
 	return verify_asm_text(text, &spec, facts, err);
 }
@@ -473,7 +214,7 @@ Test(verifier, message_names_insn_disasm_and_state)
 Test(verifier, verbose_log_lists_each_insn)
 {
 	struct secbpf_err err = { { 0 } };
-	struct case_spec spec;
+	struct corpus_spec spec;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *log = open_memstream(&buf, &len);
@@ -485,7 +226,7 @@ Test(verifier, verbose_log_lists_each_insn)
 		.sz = sizeof(opts), .tier = SECBPF_TIER_UNPRIVILEGED, .verbose = true, .log = log
 	};
 
-	parse_directives("", &spec);
+	cr_assert_eq(corpus_parse("", &spec, &err), 0, "%s", err.msg);
 	cr_assert_eq(
 		insn_assemble("mov %r0, 1\njeq %r0, 1, +1\nmov %r0, 2\nexit\n", &insns, &cnt, &err),
 		0);

@@ -8,17 +8,19 @@
 #define SECBPF_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "object.h"
 
 /* Exit statuses shared by the commands (DESIGN §5). */
-#define EXIT_REJECTED 1	/* verify: program rejected; test: the run faulted */
+#define EXIT_REJECTED 1 /* verify: program rejected; test: the run faulted */
 #define EXIT_USAGE 2	/* usage or input error */
 /* run and native-run (the convention of env and timeout): */
-#define EXIT_RUN_FAILED 125	/* secbpf failed before running CMD */
-#define EXIT_CANNOT_EXEC 126	/* CMD found but could not be executed */
-#define EXIT_NOT_FOUND 127	/* CMD not found */
+#define EXIT_RUN_FAILED 125  /* secbpf failed before running CMD */
+#define EXIT_CANNOT_EXEC 126 /* CMD found but could not be executed */
+#define EXIT_NOT_FOUND 127   /* CMD not found */
 
 void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -32,7 +34,7 @@ struct cli_set {
 struct cli_target {
 	struct object *obj;
 	struct object_prog *prog;
-	char *tmp_obj;		/* compiled object of a .c input, removed on close */
+	char *tmp_obj; /* compiled object of a .c input, removed on close */
 };
 
 /*
@@ -82,11 +84,26 @@ void cli_print_cbpf(FILE *f, const struct cbpf_prog *p);
  */
 int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FILE *verbose_log);
 
+/* A map key, value or variable for --stats: an integer of 1, 2, 4 or 8
+ * bytes in decimal, anything else as 0x and hex bytes. */
+void cli_print_value(FILE *f, const uint8_t *p, size_t n);
+
+/*
+ * `run --native` and `native-run`: load the n programs into a kernel with
+ * the seccomp-eBPF port, attach them in order in a child and run CMD
+ * (cmd_argv) there; with stats, print the kernel's copy of their globals
+ * and maps at the end (to stats_path, or stderr). Returns the exit status
+ * of DESIGN §5 (125 on a stock kernel, with a message saying so).
+ */
+int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
+		   int nsets, bool stats, const char *stats_path, char **cmd_argv);
+
 int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

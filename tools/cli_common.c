@@ -254,7 +254,8 @@ int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_se
 			found++;
 		}
 		if (!found) {
-			cli_error("--set", "no loaded object has a global variable '%s'", sets[i].var);
+			cli_error("--set", "no loaded object has a global variable '%s'",
+				  sets[i].var);
 			return -1;
 		}
 	}
@@ -352,4 +353,40 @@ char *cli_resolve_command(const char *what, const char *cmd, int *status)
 	cli_error(cmd, "command not found in PATH");
 	*status = EXIT_NOT_FOUND;
 	return NULL;
+}
+
+/* An integer of 1, 2, 4 or 8 bytes in decimal, anything else in hex. */
+void cli_print_value(FILE *f, const uint8_t *p, size_t n)
+{
+	uint64_t v;
+	size_t i;
+
+	switch (n) {
+	case 1:
+		v = *p;
+		break;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		v = x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		v = x;
+		break;
+	}
+	case 8:
+		memcpy(&v, p, 8);
+		break;
+	default:
+		fputs("0x", f);
+		for (i = 0; i < n; i++)
+			fprintf(f, "%02x", p[i]);
+		return;
+	}
+	fprintf(f, "%llu", (unsigned long long)v);
 }

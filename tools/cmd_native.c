@@ -27,19 +27,25 @@ extern char **environ;
 
 static void native_run_usage(FILE *f)
 {
-	fprintf(f, "usage: secbpf native-run [--set VAR=VALUE]... OBJ[:PROG] [--] CMD [ARG]...\n"
-		   "\n"
-		   "Run CMD under the program, loaded into and enforced by the kernel itself\n"
-		   "(BPF_PROG_TYPE_SECCOMP, a kernel with the seccomp-eBPF patch set, see\n"
-		   "kernel/README.md). no_new_privs is set for CMD. OBJ may be a .c file.\n"
-		   "\n"
-		   "  --set VAR=VALUE  write a const volatile global before loading\n"
-		   "  -h, --help       show this help\n"
-		   "\n"
-		   "Exit status: CMD's status; 128+N if CMD was killed by signal N; 125 if\n"
-		   "secbpf failed before running CMD (also: the kernel lacks eBPF seccomp\n"
-		   "support, or its verifier rejected the program); 126 if CMD could not be\n"
-		   "executed; 127 if it was not found.\n");
+	fprintf(f,
+		"usage: secbpf native-run [--set VAR=VALUE]... [--stats[=FILE]] OBJ[:PROG] [--]\n"
+		"                         CMD [ARG]...\n"
+		"\n"
+		"Run CMD under the program, loaded into and enforced by the kernel itself\n"
+		"(BPF_PROG_TYPE_SECCOMP, a kernel with the seccomp-eBPF patch set, see\n"
+		"kernel/README.md). no_new_privs is set for CMD. OBJ may be a .c file.\n"
+		"The same as 'secbpf run --native -f OBJ[:PROG]'.\n"
+		"\n"
+		"  --set VAR=VALUE  write a const volatile global before loading\n"
+		"  --stats[=FILE]   when CMD has exited, print the program's global variables\n"
+		"                   and map entries as the kernel holds them (to stderr, or\n"
+		"                   FILE), in the format of 'secbpf run --stats'\n"
+		"  -h, --help       show this help\n"
+		"\n"
+		"Exit status: CMD's status; 128+N if CMD was killed by signal N; 125 if\n"
+		"secbpf failed before running CMD (also: the kernel lacks eBPF seccomp\n"
+		"support, or its verifier rejected the program); 126 if CMD could not be\n"
+		"executed; 127 if it was not found.\n");
 }
 
 static void native_verify_usage(FILE *f)
@@ -62,10 +68,11 @@ static void native_verify_usage(FILE *f)
  * --help, 0 when parsed, -1 on a usage error (printed).
  */
 static int native_parse(int argc, char **argv, struct cli_set *sets, int *nsets,
-			void (*usage)(FILE *))
+			void (*usage)(FILE *), bool *stats, const char **stats_path)
 {
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
+		{ "stats", optional_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -78,6 +85,14 @@ static int native_parse(int argc, char **argv, struct cli_set *sets, int *nsets,
 			if (cli_parse_set(optarg, &sets[(*nsets)++]))
 				return -1;
 			break;
+		case 'S':
+			if (!stats) {
+				usage(stderr);
+				return -1;
+			}
+			*stats = true;
+			*stats_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -89,40 +104,65 @@ static int native_parse(int argc, char **argv, struct cli_set *sets, int *nsets,
 	return 0;
 }
 
-/* Load spec, apply the sets, load it into the kernel. Returns 0, or the
- * exit status for "rejected" (1) / "other failure" (2) after printing why;
- * the verifier's log is printed to stderr on rejection. */
-static int native_prepare(const char *cmd, const char *spec, const struct cli_set *sets, int nsets,
-			  struct native_abi *abi, struct cli_target *t, struct native_prog *np)
+/* Close what native_prepare opened (n targets). */
+static void native_release(struct cli_target *t, struct native_prog *np, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		native_prog_close(&np[i]);
+		cli_close(&t[i]);
+	}
+}
+
+/*
+ * Detect the port, load every spec, apply the sets (each VAR must exist in
+ * one of them), load each program into the kernel. Returns 0 (t[] and np[]
+ * hold n loaded targets), or the exit status for "rejected" (1) / "other
+ * failure" (2) after printing why, with everything closed; the kernel
+ * verifier's log is printed to stderr on rejection.
+ */
+static int native_prepare(const char *cmd, const char **specs, int n, const struct cli_set *sets,
+			  int nsets, struct native_abi *abi, struct cli_target *t,
+			  struct native_prog *np)
 {
 	struct secbpf_err err = { { 0 } };
+	int i, loaded = 0, rc = EXIT_USAGE;
 	char *log = NULL;
 
+	memset(t, 0, n * sizeof(*t));
+	memset(np, 0, n * sizeof(*np));
+	for (i = 0; i < n; i++)
+		np[i].prog_fd = -1;
+	/* Support first: on a stock kernel say so before anything else. */
 	if (native_detect(abi, &err)) {
 		cli_error(cmd, "%s", err.msg);
 		return EXIT_USAGE;
 	}
-	if (cli_load(spec, t))
-		return EXIT_USAGE;
-	if (cli_apply_sets(t, 1, sets, nsets)) {
-		cli_close(t);
-		return EXIT_USAGE;
+	for (i = 0; i < n; i++) {
+		if (cli_load(specs[i], &t[i]))
+			goto fail;
+		loaded = i + 1;
 	}
-	if (native_load(abi, t->obj, t->prog, np, &log, &err)) {
+	if (cli_apply_sets(t, n, sets, nsets))
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (!native_load(abi, t[i].obj, t[i].prog, &np[i], &log, &err))
+			continue;
 		if (log) {
 			fprintf(stderr, "%s", log);
 			if (*log && log[strlen(log) - 1] != '\n')
 				fputc('\n', stderr);
-		}
-		cli_error(spec, "%s", err.msg);
-		cli_close(t);
-		if (log) {
 			free(log);
-			return EXIT_REJECTED;
+			rc = EXIT_REJECTED;
 		}
-		return EXIT_USAGE;
+		cli_error(specs[i], "%s", err.msg);
+		goto fail;
 	}
 	return 0;
+fail:
+	native_release(t, np, loaded);
+	return rc;
 }
 
 int cmd_native_verify(int argc, char **argv)
@@ -137,7 +177,7 @@ int cmd_native_verify(int argc, char **argv)
 		cli_error("native-verify", "out of memory");
 		return EXIT_USAGE;
 	}
-	rc = native_parse(argc, argv, sets, &nsets, native_verify_usage);
+	rc = native_parse(argc, argv, sets, &nsets, native_verify_usage, NULL, NULL);
 	if (rc) {
 		cli_free_sets(sets, nsets);
 		free(sets);
@@ -149,14 +189,14 @@ int cmd_native_verify(int argc, char **argv)
 		free(sets);
 		return EXIT_USAGE;
 	}
-	rc = native_prepare("native-verify", argv[optind], sets, nsets, &abi, &t, &np);
+	rc = native_prepare("native-verify", (const char **)&argv[optind], 1, sets, nsets, &abi, &t,
+			    &np);
 	cli_free_sets(sets, nsets);
 	free(sets);
 	if (rc)
 		return rc;
 	printf("accepted\n");
-	native_prog_close(&np);
-	cli_close(&t);
+	native_release(&t, &np, 1);
 	return 0;
 }
 
@@ -183,20 +223,26 @@ static __attribute__((noreturn)) void native_child_exit(int status)
 	__builtin_trap();
 }
 
-/* The child: CMD's signal mask, no_new_privs + attach, execve. After the
- * attach the only syscalls are execve and, if it fails, exit_group. */
-static __attribute__((noreturn)) void native_child(const struct native_abi *abi, int prog_fd,
+/* The child: CMD's signal mask, no_new_privs + attach of every program in
+ * order, execve. After the last attach the only syscalls are execve and,
+ * if it fails, exit_group. */
+static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
+						   const struct native_prog *np, int n,
 						   const char *path, char **cmd_argv,
 						   const sigset_t *mask, struct native_report *r)
 {
+	int i;
+
 	if (sigprocmask(SIG_SETMASK, mask, NULL)) {
 		err_set(&r->err, errno, "cannot restore the signal mask: %s", strerror(errno));
 		__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
 		native_child_exit(EXIT_RUN_FAILED);
 	}
-	if (native_attach(abi, prog_fd, 0, &r->err)) {
-		__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-		native_child_exit(EXIT_RUN_FAILED);
+	for (i = 0; i < n; i++) {
+		if (native_attach(abi, np[i].prog_fd, 0, &r->err)) {
+			__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
+			native_child_exit(EXIT_RUN_FAILED);
+		}
 	}
 	__atomic_store_n(&r->stage, NATIVE_STAGE_EXEC, __ATOMIC_RELEASE);
 	execve(path, cmd_argv, environ);
@@ -234,7 +280,8 @@ static int native_wait(pid_t pid, const sigset_t *set, int *status)
 }
 
 /* Fork, attach in the child, exec CMD; map what happened to an exit status. */
-static int native_exec(const struct native_abi *abi, int prog_fd, const char *path, char **cmd_argv)
+static int native_exec(const struct native_abi *abi, const struct native_prog *np, int n,
+		       const char *path, char **cmd_argv)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD };
 	struct native_report *r;
@@ -266,7 +313,7 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 		return EXIT_RUN_FAILED;
 	}
 	if (pid == 0)
-		native_child(abi, prog_fd, path, cmd_argv, &old, r);
+		native_child(abi, np, n, path, cmd_argv, &old, r);
 	rc = native_wait(pid, &set, &status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
@@ -306,54 +353,174 @@ static int native_exec(const struct native_abi *abi, int prog_fd, const char *pa
 	return status;
 }
 
+/* ------------------------------------------------------------ --stats */
+
+/*
+ * The kernel's copy of each program's state, after CMD has exited, in the
+ * lines `run --stats` prints: "SPEC VAR = VALUE" for the writable globals
+ * (.data, .bss: element 0 of their array map) and "SPEC MAP KEY = VALUE"
+ * per entry of the maps the kernel can iterate. Task storage cannot be
+ * iterated from user space (its key is a pidfd of a live process).
+ */
+static void native_stats_map(FILE *f, const char *spec, const struct object_map *om, int fd)
+{
+	size_t vstride = (om->value_size + 7) / 8 * 8;
+	bool percpu = om->type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      om->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		      om->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	unsigned int ncpus = percpu ? native_possible_cpus() : 1, c;
+	uint8_t *key, *next, *val;
+	void *prev = NULL;
+
+	key = calloc(1, om->key_size ? om->key_size : 1);
+	next = calloc(1, om->key_size ? om->key_size : 1);
+	val = calloc(ncpus, vstride ? vstride : 8);
+	if (!key || !next || !val)
+		goto out;
+	while (native_map_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, om->key_size);
+		prev = key;
+		if (native_map_lookup(fd, key, val))
+			continue;
+		fprintf(f, "%s %s ", spec, om->name);
+		cli_print_value(f, key, om->key_size);
+		fputs(" =", f);
+		for (c = 0; c < ncpus; c++) {
+			fputc(' ', f);
+			cli_print_value(f, val + c * vstride, om->value_size);
+		}
+		fputc('\n', f);
+	}
+out:
+	free(key);
+	free(next);
+	free(val);
+}
+
+static bool native_stats_iterable(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void native_stats(const char **specs, const struct cli_target *t,
+			 const struct native_prog *np, int n, const char *path)
+{
+	FILE *f = stderr;
+	uint32_t j, key = 0;
+	uint8_t *value;
+	int i;
+
+	if (path) {
+		f = fopen(path, "we");
+		if (!f) {
+			cli_error(path, "cannot write the stats: %s", strerror(errno));
+			return;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct object *obj = t[i].obj;
+
+		for (j = 0; j < obj->var_cnt; j++) {
+			const struct object_var *v = &obj->vars[j];
+			const struct object_map *om = &obj->maps[v->map];
+
+			if (v->is_const_volatile || om->kind == OBJECT_MAP_RODATA ||
+			    v->offset + v->size > om->value_size)
+				continue;
+			value = malloc(om->value_size ? om->value_size : 1);
+			if (value && !native_map_lookup(np[i].map_fds[v->map], &key, value)) {
+				fprintf(f, "%s %s = ", specs[i], v->name);
+				cli_print_value(f, value + v->offset, v->size);
+				fputc('\n', f);
+			}
+			free(value);
+		}
+		for (j = 0; j < obj->map_cnt; j++)
+			if (obj->maps[j].kind == OBJECT_MAP_BTF &&
+			    native_stats_iterable(obj->maps[j].type))
+				native_stats_map(f, specs[i], &obj->maps[j], np[i].map_fds[j]);
+	}
+	if (path && fclose(f))
+		cli_error(path, "cannot write the stats: %s", strerror(errno));
+}
+
+int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
+		   int nsets, bool stats, const char *stats_path, char **cmd_argv)
+{
+	struct native_prog *np = calloc(n, sizeof(*np));
+	struct cli_target *t = calloc(n, sizeof(*t));
+	struct native_abi abi;
+	int status;
+	char *path;
+
+	if (!np || !t) {
+		cli_error(what, "out of memory");
+		free(np);
+		free(t);
+		return EXIT_RUN_FAILED;
+	}
+	if (native_prepare(what, specs, n, sets, nsets, &abi, t, np)) {
+		free(np);
+		free(t);
+		return EXIT_RUN_FAILED;
+	}
+	path = cli_resolve_command(what, cmd_argv[0], &status);
+	if (path) {
+		status = native_exec(&abi, np, n, path, cmd_argv);
+		free(path);
+		/* CMD and its descendants are gone (or hold their own
+		 * references): the maps no longer change under us. */
+		if (stats)
+			native_stats(specs, t, np, n, stats_path);
+	}
+	native_release(t, np, n);
+	free(np);
+	free(t);
+	return status;
+}
+
 int cmd_native_run(int argc, char **argv)
 {
 	struct cli_set *sets = calloc(argc, sizeof(*sets));
-	struct native_prog np;
-	struct native_abi abi;
-	struct cli_target t;
-	const char *spec;
+	const char *spec, *stats_path = NULL;
+	bool stats = false;
 	int nsets = 0, rc, status;
-	char *path;
 
 	if (!sets) {
 		cli_error("native-run", "out of memory");
 		return EXIT_RUN_FAILED;
 	}
-	rc = native_parse(argc, argv, sets, &nsets, native_run_usage);
+	rc = native_parse(argc, argv, sets, &nsets, native_run_usage, &stats, &stats_path);
 	if (rc) {
-		cli_free_sets(sets, nsets);
-		free(sets);
-		return rc > 0 ? 0 : EXIT_RUN_FAILED;
+		status = rc > 0 ? 0 : EXIT_RUN_FAILED;
+		goto out;
 	}
+	status = EXIT_RUN_FAILED;
 	if (optind >= argc) {
 		cli_error("native-run", "expected OBJ[:PROG] -- CMD [ARG]... (see --help)");
-		goto fail;
+		goto out;
 	}
 	spec = argv[optind++];
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc) {
 		cli_error("native-run", "no command given (OBJ[:PROG] -- CMD [ARG]...)");
-		goto fail;
+		goto out;
 	}
-	rc = native_prepare("native-run", spec, sets, nsets, &abi, &t, &np);
+	status = cli_native_run("native-run", &spec, 1, sets, nsets, stats, stats_path,
+				argv + optind);
+out:
 	cli_free_sets(sets, nsets);
 	free(sets);
-	if (rc)
-		return EXIT_RUN_FAILED;
-	cli_close(&t);
-	path = cli_resolve_command("native-run", argv[optind], &status);
-	if (!path) {
-		native_prog_close(&np);
-		return status;
-	}
-	status = native_exec(&abi, np.prog_fd, path, argv + optind);
-	free(path);
-	native_prog_close(&np);
 	return status;
-fail:
-	cli_free_sets(sets, nsets);
-	free(sets);
-	return EXIT_RUN_FAILED;
 }

@@ -80,7 +80,7 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
-		"                  [--events[=FILE]] [--workers N] [--] CMD [ARG]...\n"
+		"                  [--events[=FILE]] [--workers N] [--native] [--] CMD [ARG]...\n"
 		"\n"
 		"Run CMD under the filters: they are installed, in the order given, right\n"
 		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
@@ -101,6 +101,11 @@ static void run_usage(FILE *f)
 		"                   (without it, a full ring makes bpf_ringbuf_reserve fail)\n"
 		"  --workers N      supervisor threads, 1 to %d (default: the online CPUs,\n"
 		"                   at most 4); each has its own slot in PERCPU maps\n"
+		"  --native         let the kernel load and run the programs themselves\n"
+		"                   (BPF_PROG_TYPE_SECCOMP): needs a kernel with the\n"
+		"                   seccomp-eBPF patch set, which it detects by its\n"
+		"                   kernel.seccomp.extended sysctl (kernel/README.md); no\n"
+		"                   supervisor, no compilation to cBPF\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
@@ -588,41 +593,6 @@ static int run_plan(struct run_state *s, const char **specs, int n, bool may_rea
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static void stats_value(FILE *f, const uint8_t *p, size_t n)
-{
-	uint64_t v;
-	size_t i;
-
-	switch (n) {
-	case 1:
-		v = *p;
-		break;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	case 8:
-		memcpy(&v, p, 8);
-		break;
-	default:
-		fputs("0x", f);
-		for (i = 0; i < n; i++)
-			fprintf(f, "%02x", p[i]);
-		return;
-	}
-	fprintf(f, "%llu", (unsigned long long)v);
-}
-
 static bool stats_iterable(uint32_t type)
 {
 	switch (type) {
@@ -658,11 +628,11 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		if (map_lookup_user(m, key, val))
 			continue;
 		fprintf(f, "%s %s ", spec, name);
-		stats_value(f, key, ksz);
+		cli_print_value(f, key, ksz);
 		fputs(" =", f);
 		for (c = 0; c < (percpu ? map_ncpus(m) : 1); c++) {
 			fputc(' ', f);
-			stats_value(f, val + c * ((vsz + 7) / 8 * 8), vsz);
+			cli_print_value(f, val + c * ((vsz + 7) / 8 * 8), vsz);
 		}
 		fputc('\n', f);
 	}
@@ -703,7 +673,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 			    v->offset + v->size > om->value_size)
 				continue;
 			fprintf(f, "%s %s = ", specs[i], v->name);
-			stats_value(f, (const uint8_t *)value + v->offset, v->size);
+			cli_print_value(f, (const uint8_t *)value + v->offset, v->size);
 			fputc('\n', f);
 		}
 		for (j = 0; j < obj->map_cnt; j++) {
@@ -784,6 +754,7 @@ int cmd_run(int argc, char **argv)
 		{ "stats", optional_argument, NULL, 'S' },
 		{ "events", optional_argument, NULL, 'E' },
 		{ "workers", required_argument, NULL, 'w' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -792,7 +763,7 @@ int cmd_run(int argc, char **argv)
 	struct run_supervision sup = { 0 };
 	const char **specs;
 	const char *stats_path = NULL, *events_path = NULL;
-	bool stateful = false, stats = false, events = false;
+	bool stateful = false, stats = false, events = false, native = false;
 	int nspecs = 0, c, i, status = EXIT_RUN_FAILED;
 
 	specs = calloc(argc, sizeof(*specs));
@@ -825,6 +796,9 @@ int cmd_run(int argc, char **argv)
 			if (run_parse_workers(optarg, &s.nworkers))
 				goto out;
 			break;
+		case 'N':
+			native = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			status = 0;
@@ -842,6 +816,18 @@ int cmd_run(int argc, char **argv)
 	 * never what a script meant. */
 	if (nspecs == 0) {
 		cli_error("run", "no filter given: use -f OBJ[:PROG] (see secbpf run --help)");
+		goto out;
+	}
+	if (native && (events || s.nworkers != supervisor_default_workers())) {
+		cli_error("run", "--events and --workers are for the supervisor; with --native "
+				 "the kernel runs the programs");
+		goto out;
+	}
+	if (native) {
+		/* The kernel verifies, runs and keeps the state: none of the
+		 * user-space machinery below takes part. */
+		status = cli_native_run("run", specs, nspecs, s.sets, s.nsets, stats, stats_path,
+					argv + optind);
 		goto out;
 	}
 

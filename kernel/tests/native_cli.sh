@@ -84,6 +84,62 @@ expect "$(outcome $S native-run --set denied_fd=5 --set deny_errno=1234 $D/knobs
 	"errno=1234" "native-run --set: knobs reads the frozen .rodata (denied_fd=5, deny_errno=1234)"
 expect "$(outcome $S native-run $D/wx.bpf.o -- $P 0x40000027)" "killed=SIGSYS" \
 	"native-run wx: an x32 syscall number is KILL_PROCESS (SIGSYS, 159)"
+
+# ------------------------------------------------ run --native and dump
+expect "$(outcome $S run --native -f $D/seed_close.bpf.o -- $P 3 999)" "errno=1" \
+	"run --native seed_close: close(999) fails with EPERM"
+expect "$(outcome $S run --native -f $D/wx.bpf.o -f $D/seed_close.bpf.o -- $P 3 999)" "errno=1" \
+	"run --native with two -f: both filters in force (seed_close)"
+expect "$(outcome $S run --native -f $D/seed_close.bpf.o -f $D/wx.bpf.o -- $P 9 0 4096 7 0x22 -1 0)" \
+	"errno=1" "run --native with two -f: both filters in force (wx)"
+$S run --native -f $D/seed_close.bpf.o -- sh -c 'exit 7' 2>$E
+expect "$?" 7 "run --native exits with CMD's status"
+$S run --native -f $D/seed_close.bpf.o -- sh -c 'kill -9 $$' 2>$E
+expect "$?" 137 "run --native: 128+N when CMD is killed by signal N"
+$S run --native -f $D/seed_close.bpf.o -- /nonexistent 2>$E
+expect "$?" 127 "run --native: 127 when CMD is not found"
+$S run --native -f /data/native_reject.bpf.o -- $P 39 2>$E
+expect "$?" 125 "run --native of a program the kernel rejects exits 125"
+
+# dump_of PIDFILE: wait for the pid the filtered shell wrote, dump it.
+dump_of() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	$S dump "$(cat "$1")" 2>&1
+}
+rm -f /tmp/dump.pid
+$S run --native -f $D/seed_close.bpf.o -f $D/wx.bpf.o -- \
+	sh -c 'echo $$ >/tmp/dump.pid; exec sleep 30' >/dev/null 2>&1 &
+bg=$!
+dump_of /tmp/dump.pid >/tmp/dump.out
+kill -9 "$(cat /tmp/dump.pid)" 2>/dev/null
+wait $bg 2>/dev/null
+grep -q ': 2 seccomp filters, oldest first' /tmp/dump.out &&
+	grep -q "^filter 0: extended, prog id [0-9]* 'bpf_prog1', [0-9]* instructions" /tmp/dump.out &&
+	grep -q "^filter 1: extended, prog id [0-9]* 'wx', [0-9]* instructions" /tmp/dump.out &&
+	grep -q ' exit$' /tmp/dump.out
+r=$?
+expect "$r" 0 "dump: two extended filters, oldest first, with the xlated instructions"
+[ $r = 0 ] || sed 's/^/#   /' /tmp/dump.out | head -20
+rm -f /tmp/dump.pid
+# a classic filter (secbpf's own compiled one) under an extended one
+$S run -f $D/seed_close.bpf.o -- $S run --native -f $D/wx.bpf.o -- \
+	sh -c 'echo $$ >/tmp/dump.pid; exec sleep 30' >/dev/null 2>&1 &
+bg=$!
+dump_of /tmp/dump.pid >/tmp/dump.out
+kill -9 "$(cat /tmp/dump.pid)" 2>/dev/null
+wait $bg 2>/dev/null
+grep -q ': 2 seccomp filters, oldest first' /tmp/dump.out &&
+	grep -q '^filter 0: classic, [0-9]* instructions' /tmp/dump.out &&
+	grep -q "^filter 1: extended, prog id [0-9]* 'wx'" /tmp/dump.out &&
+	grep -q 'ERRNO(1)' /tmp/dump.out
+r=$?
+expect "$r" 0 "dump: a classic filter, then an extended one"
+[ $r = 0 ] || sed 's/^/#   /' /tmp/dump.out | head -20
+$S dump 99999 >/dev/null 2>$E
+expect "$?:$(grep -c 'no such process' $E)" "2:1" "dump of a missing pid exits 2 and says so"
+
 t1=$(uptime_s)
 
 # ---------------------------------------------------------------- fidelity

@@ -1,4 +1,5 @@
-# A constant offset added to the context pointer is fine.
+# A constant offset added to the context pointer is fine (not with --strict:
+# reject_strict_ctx_moved_pointer.s).
 # expect: accept
 # tier: restricted
 mov %r2, %r1

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of `secbpf dump PID` (tools/cmd_dump.c) on the host kernel: a real
+ * process under the classic filters `secbpf run` installed is listed, oldest
+ * first, with exactly the instructions `secbpf compile` produced; and the
+ * errors for a missing or untraceable process. Extended filters exist only
+ * on the patched kernel: kernel/tests/native_cli.sh dumps those.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char out[1 << 17];
+
+/* Run `$SECBPF <args>`, stderr merged into stdout; returns the status. */
+static int secbpf(const char *fmt, ...)
+{
+	char args[8192], cmd[16384];
+	va_list ap;
+	size_t n;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", getenv("SECBPF"), args);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void sample(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/samples/%s.bpf.o", getenv("SECBPF_BUILD_DIR"), name);
+	cr_assert_eq(access(buf, R_OK), 0, "no %s", buf);
+}
+
+/* The instruction lines of a cBPF listing ("NNNN: 0x.."), spaces trimmed. */
+static void insn_lines(const char *text, char *dst, size_t size)
+{
+	const char *line = text;
+	size_t n = 0;
+
+	dst[0] = '\0';
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *p = line;
+
+		while (p < line + len && *p == ' ')
+			p++;
+		if (line + len - p > 6 && p[4] == ':' && p[6] == '0' &&
+		    n + (line + len - p) + 2 < size)
+			n += snprintf(dst + n, size - n, "%.*s\n", (int)(line + len - p), p);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* Start `secbpf run -f A -f B -- sleep` in the background; returns the
+ * pid of sleep (CMD itself: run execs it in its child). */
+static pid_t start_filtered(const char *a, const char *b, char *pidfile, size_t size)
+{
+	char cmd[16384];
+	FILE *f;
+	long pid = 0;
+	int i;
+
+	snprintf(pidfile, size, "/tmp/secbpf-test-dump-%d", getpid());
+	unlink(pidfile);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' run -f '%s' -f '%s' -- sh -c 'echo $$ >%s; exec sleep 30' "
+		 ">/dev/null 2>&1 &",
+		 getenv("SECBPF"), a, b, pidfile);
+	cr_assert_eq(system(cmd), 0);
+	for (i = 0; i < 500 && pid <= 0; i++) {
+		f = fopen(pidfile, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		usleep(10000);
+	}
+	cr_assert_gt(pid, 0, "the filtered process did not start");
+	usleep(100000); /* let sh exec sleep */
+	return (pid_t)pid;
+}
+
+Test(dump, classic_filters_oldest_first_as_compiled)
+{
+	char seed[4096], wx[4096], pidfile[256], got[1 << 15], want[1 << 15], *second;
+	pid_t pid;
+	int rc;
+
+	if (geteuid() != 0)
+		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+	sample(seed, sizeof(seed), "seed_close");
+	sample(wx, sizeof(wx), "wx");
+	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
+	rc = secbpf("dump %d", (int)pid);
+	kill(pid, SIGKILL);
+	unlink(pidfile);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(strstr(out, ": 2 seccomp filters, oldest first\n"), "%s", out);
+	second = strstr(out, "filter 1: classic, ");
+	cr_assert(strstr(out, "filter 0: classic, "), "%s", out);
+	cr_assert_not_null(second, "%s", out);
+	/* filter 0 is the seed sample (installed first), filter 1 is wx */
+	second = strdup(second);
+	cr_assert_not_null(second);
+	*strstr(out, "filter 1: classic, ") = '\0';
+	insn_lines(out, got, sizeof(got));
+	cr_assert_eq(secbpf("compile '%s' --format asm", seed), 0, "%s", out);
+	insn_lines(out, want, sizeof(want));
+	cr_assert_str_eq(got, want);
+	insn_lines(second, got, sizeof(got));
+	cr_assert_eq(secbpf("compile '%s' --format asm", wx), 0, "%s", out);
+	insn_lines(out, want, sizeof(want));
+	cr_assert_str_eq(got, want);
+	free(second);
+}
+
+Test(dump, a_process_without_filters_lists_none)
+{
+	pid_t pid;
+	int rc;
+
+	if (geteuid() != 0)
+		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	rc = secbpf("dump %d", (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(strstr(out, ": 0 seccomp filters"), "%s", out);
+}
+
+Test(dump, errors_exit_2_with_a_reason)
+{
+	cr_assert_eq(secbpf("dump"), 2, "%s", out);
+	cr_assert(strstr(out, "expected exactly one PID"), "%s", out);
+	cr_assert_eq(secbpf("dump abc"), 2, "%s", out);
+	cr_assert(strstr(out, "not a process id"), "%s", out);
+	/* pid_max is at most 4194304 */
+	cr_assert_eq(secbpf("dump 999999999"), 2, "%s", out);
+	cr_assert(strstr(out, "no such process"), "%s", out);
+	cr_assert_eq(secbpf("dump --help"), 0, "%s", out);
+	cr_assert(strstr(out, "usage: secbpf dump PID"), "%s", out);
+}
+
+Test(dump, a_process_traced_by_another_is_refused)
+{
+	pid_t pid;
+	int rc;
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* traced by its parent (us): nobody else may seize it */
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(50000);
+	rc = secbpf("dump %d", (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(rc, 2, "%s", out);
+	cr_assert(strstr(out, "cannot trace it"), "%s", out);
+}
