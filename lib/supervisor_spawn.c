@@ -308,8 +308,9 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 
 	r->handoff_fd = memfd_create("secbpf-handoff", MFD_CLOEXEC);
 	if (r->handoff_fd < 0 || ftruncate(r->handoff_fd, sizeof(*r->h)))
-		return err_set(err, errno, "cannot create the hand-over page: %s",
-			       strerror(errno));
+		return err_set(err, errno, "cannot create the hand-over page: memfd_create: %s%s",
+			       strerror(errno),
+			       errno == ENOSYS ? " (a kernel without CONFIG_MEMFD_CREATE)" : "");
 	r->h = mmap(NULL, sizeof(*r->h), PROT_READ | PROT_WRITE, MAP_SHARED, r->handoff_fd, 0);
 	if (r->h == MAP_FAILED) {
 		r->h = NULL;
