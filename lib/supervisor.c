@@ -19,6 +19,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -46,11 +48,14 @@
 #define SUPERVISOR_THREAD_CACHE 64 /* TID -> TGID entries per worker */
 
 /* A thread seen by a worker; valid while pidfd (PIDFD_THREAD) says the
- * thread lives. tid 0: empty. */
+ * thread lives. tid 0: empty. tracked: its process was found tracked
+ * (track_process) while this entry was valid; a live thread keeps its
+ * process alive, so the reaper cannot have forgotten it since. */
 struct thread_cache_entry {
 	pid_t tid;
 	pid_t tgid;
 	int pidfd;
+	bool tracked;
 };
 
 struct supervisor_worker {
@@ -58,6 +63,7 @@ struct supervisor_worker {
 	pthread_t thread;
 	bool started;
 	unsigned int cpu;	   /* runtime_task.cpu: this worker's slot */
+	bool has_baton;		   /* this worker is the receiver (see baton_take) */
 	struct seccomp_notif *req; /* sized by the kernel's struct size */
 	struct seccomp_notif_resp *resp;
 	struct thread_cache_entry cache[SUPERVISOR_THREAD_CACHE];
@@ -81,6 +87,11 @@ struct supervisor {
 	unsigned int nworkers;
 	struct supervisor_worker *workers;
 	unsigned long failures; /* atomic: replies forced by our errors */
+
+	/* The receiver baton (a futex word, BATON_*) and how many workers
+	 * wait for it: see baton_take. */
+	int baton;
+	int baton_waiters;
 
 	/* Processes with live state: under lock. The reaper thread waits
 	 * on epoll for their pidfds; stop_fd (an eventfd) ends it. */
@@ -462,6 +473,79 @@ int supervisor_decide(const struct supervisor *sv, const struct seccomp_data *sd
 }
 
 /* ------------------------------------------------------------------ */
+/* The receiver baton                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The receiver baton (leader/followers). The kernel wakes every thread
+ * waiting in SECCOMP_IOCTL_NOTIF_RECV for each notification (the waits are
+ * not exclusive), and with SYNC_WAKE_UP moves them all to the notifying
+ * CPU: with several workers in RECV, each notification would cost a
+ * wake-up and a context switch per idle worker. So only the worker holding
+ * the baton receives. It keeps the baton while it handles a notification
+ * that needs no blocking work (the common case: a cached thread, a program
+ * that does not read the target's memory, an allow or errno) and receives
+ * the next one; before anything that may block (reading /proc or the
+ * target's memory, logging, killing, asking the agent) it hands the baton
+ * to a waiting worker, so that one slow notification never holds up the
+ * others. Workers waiting for the baton sleep on a futex.
+ */
+enum { BATON_FREE, BATON_HELD, BATON_STOPPED };
+
+static long futex_op(int *word, int op, int val)
+{
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+/* Wait until w holds the baton: true, or false once the supervisor stops. */
+static bool baton_take(struct supervisor_worker *w)
+{
+	struct supervisor *sv = w->sv;
+	int cur;
+
+	if (w->has_baton)
+		return true;
+	for (;;) {
+		cur = BATON_FREE;
+		if (__atomic_compare_exchange_n(&sv->baton, &cur, BATON_HELD, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			w->has_baton = true;
+			return true;
+		}
+		if (cur == BATON_STOPPED)
+			return false;
+		/* Announce the wait before sleeping; baton_release reads the
+		 * count after freeing the baton (both sequentially
+		 * consistent): either it sees us and wakes us, or our futex
+		 * wait sees the baton no longer HELD and returns at once. */
+		__atomic_add_fetch(&sv->baton_waiters, 1, __ATOMIC_SEQ_CST);
+		futex_op(&sv->baton, FUTEX_WAIT_PRIVATE, BATON_HELD);
+		__atomic_sub_fetch(&sv->baton_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Hand the baton on if w holds it: a waiting worker becomes the receiver. */
+static void baton_release(struct supervisor_worker *w)
+{
+	struct supervisor *sv = w->sv;
+
+	if (!w->has_baton)
+		return;
+	w->has_baton = false;
+	__atomic_store_n(&sv->baton, BATON_FREE, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sv->baton_waiters, __ATOMIC_SEQ_CST))
+		futex_op(&sv->baton, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* The listener hung up: every worker returns (w held the baton). */
+static void baton_stop(struct supervisor_worker *w)
+{
+	w->has_baton = false;
+	__atomic_store_n(&w->sv->baton, BATON_STOPPED, __ATOMIC_SEQ_CST);
+	futex_op(&w->sv->baton, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+/* ------------------------------------------------------------------ */
 /* The target of a notification                                        */
 /* ------------------------------------------------------------------ */
 
@@ -470,6 +554,9 @@ struct target {
 	pid_t tid;
 	pid_t tgid;
 	int mem_fd; /* /proc/TID/mem opened before ID_VALID, or -1 */
+	/* The worker's cache entry for tid, valid for this notification,
+	 * or NULL (no thread pidfd: before Linux 6.9). */
+	struct thread_cache_entry *cached;
 };
 
 static void sv_log(struct supervisor *sv, const char *fmt, ...)
@@ -735,6 +822,7 @@ static void thread_cache_evict(struct thread_cache_entry *c)
 	c->pidfd = -1;
 	c->tid = 0;
 	c->tgid = 0;
+	c->tracked = false;
 }
 
 /*
@@ -764,12 +852,15 @@ static int target_open(struct supervisor_worker *w, const struct seccomp_notif *
 	t->tid = (pid_t)req->pid;
 	t->tgid = 0;
 	t->mem_fd = -1;
+	t->cached = NULL;
 	if (t->tid <= 0)
 		return -ENOENT; /* not in our pid namespace */
 	if (c->tid == t->tid && !pidfd_exited(c->pidfd)) {
 		t->tgid = c->tgid;
+		t->cached = c;
 		if (!sv->open_mem)
 			return 0;
+		baton_release(w); /* opening /proc can block */
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
 		t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (!notif_valid(sv, req->id))
@@ -777,6 +868,7 @@ static int target_open(struct supervisor_worker *w, const struct seccomp_notif *
 		return 0;
 	}
 
+	baton_release(w); /* reading /proc can block */
 	thread_cache_evict(c);
 	proc_fd = open_proc_dir(t->tid);
 	/* Before 6.9 there is no thread pidfd: nothing is cached then. */
@@ -800,6 +892,8 @@ static int target_open(struct supervisor_worker *w, const struct seccomp_notif *
 		c->tid = t->tid;
 		c->tgid = st.tgid;
 		c->pidfd = pidfd;
+		c->tracked = false;
+		t->cached = c;
 	}
 	return 0;
 fail:
@@ -899,13 +993,16 @@ static void worker_handle(struct supervisor_worker *w)
 	const struct seccomp_notif *req = w->req;
 	struct seccomp_notif_resp *resp = w->resp;
 	struct valid_ctx valid = { .sv = sv, .id = req->id };
-	struct secbpf_err err = { { 0 } };
+	struct secbpf_err err;
 	struct runtime_task task;
 	enum supervisor_deed deed;
 	struct target t;
 	uint32_t ret;
 	int rc;
 
+	/* Not zeroed whole: 512 bytes per notification for a message that
+	 * is only read after err_set wrote it. */
+	err.msg[0] = '\0';
 	memset(resp, 0, sv->resp_size);
 	resp->id = req->id;
 	resp->error = -ENOSYS; /* until decided: what a dead supervisor gives */
@@ -914,6 +1011,7 @@ static void worker_handle(struct supervisor_worker *w)
 	if (rc == -ESRCH)
 		goto out; /* the task is gone: nothing to answer */
 	if (rc) {
+		baton_release(w);
 		sv_log(sv,
 		       "pid %u: cannot read /proc/%u/status (%s): failing syscall %d with "
 		       "ENOSYS",
@@ -922,15 +1020,22 @@ static void worker_handle(struct supervisor_worker *w)
 		goto out;
 	}
 
-	rc = track_process(sv, t.tgid, req->id);
-	if (rc) {
-		if (rc != -ESRCH)
-			sv_log(sv,
-			       "pid %u: cannot watch process %d (%s): failing syscall %d "
-			       "with ENOSYS",
-			       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
-		fail_reply(sv, resp);
-		goto out;
+	/* Once per thread: while its cache entry is valid the thread lives,
+	 * so its process does too and stays tracked. */
+	if (!t.cached || !t.cached->tracked) {
+		rc = track_process(sv, t.tgid, req->id);
+		if (rc) {
+			baton_release(w);
+			if (rc != -ESRCH)
+				sv_log(sv,
+				       "pid %u: cannot watch process %d (%s): failing syscall "
+				       "%d with ENOSYS",
+				       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
+			fail_reply(sv, resp);
+			goto out;
+		}
+		if (t.cached)
+			t.cached->tracked = true;
 	}
 
 	memset(&task, 0, sizeof(task));
@@ -942,6 +1047,7 @@ static void worker_handle(struct supervisor_worker *w)
 	task.cpu = w->cpu;
 	rc = supervisor_decide(sv, &req->data, &task, &ret, &err);
 	if (rc) {
+		baton_release(w);
 		sv_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid, req->data.nr,
 		       err.msg);
 		fail_reply(sv, resp);
@@ -949,6 +1055,10 @@ static void worker_handle(struct supervisor_worker *w)
 	}
 
 	deed = supervisor_reply_for(ret, resp);
+	/* Logging, killing and trapping may block: let another worker
+	 * receive meanwhile. */
+	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL)
+		baton_release(w);
 	switch (deed) {
 	case SUPERVISOR_CONTINUE:
 	case SUPERVISOR_FAIL:
@@ -990,6 +1100,9 @@ static void *worker_main(void *arg)
 	struct supervisor *sv = w->sv;
 
 	for (;;) {
+		/* Only the holder of the baton receives (see baton_take). */
+		if (!baton_take(w))
+			return NULL;
 		/* The kernel wants a zeroed buffer. */
 		memset(w->req, 0, sv->req_size);
 		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
@@ -1000,12 +1113,15 @@ static void *worker_main(void *arg)
 			continue;
 		/* ENOENT: the task was killed before we got its notification,
 		 * or no task uses the filter any more (RECV then wakes every
-		 * waiter with ENOENT): only the latter ends the worker. */
+		 * waiter with ENOENT): only the latter ends the workers. */
 		if (errno == ENOENT) {
-			if (listener_hung_up(sv))
+			if (listener_hung_up(sv)) {
+				baton_stop(w);
 				return NULL;
+			}
 			continue;
 		}
+		baton_release(w);
 		/* Nothing else is expected. Fail closed: once this process is
 		 * gone the kernel answers every notified syscall with ENOSYS,
 		 * whereas a worker that stopped would leave them hanging. */
