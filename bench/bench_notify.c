@@ -8,7 +8,8 @@
  * medians and ratios to the floor measured in the same round.
  *
  * usage: bench_notify NOTIFY_UPDATE.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]
- *                     [-w WORKERS] [-p same|free] [-c CPU] [-S] [-F]
+ *                     [-w WORKERS] [-W THREADS] [-p same|free] [-c CPU] [-o CONFIG]
+ *                     [-S] [-F]
  * Method and figures: bench/README.md.
  */
 #include <errno.h>
@@ -66,11 +67,12 @@ struct sample {
 
 /* The settings of a run, fixed before the first round. */
 struct bench {
-	long iters;	      /* timed calls per thread */
-	int threads[2];	      /* the thread counts compared */
-	unsigned int workers; /* supervisor threads, floor and secbpf alike */
-	bool pin;	      /* everything on one CPU */
-	bool sync_wake;	      /* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
+	long iters;		    /* timed calls per thread */
+	int threads[2];		    /* the thread counts compared */
+	unsigned int workers;	    /* secbpf's worker threads */
+	unsigned int floor_threads; /* the floor's */
+	bool pin;		    /* everything on one CPU */
+	bool sync_wake;		    /* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
 	const struct sock_filter *insns;
 	size_t len;
 	struct supervisor_prog prog; /* the secbpf configuration */
@@ -319,7 +321,7 @@ static struct sample measure(struct bench *b, int cfg, int nthreads)
 	if (cfg == CFG_FLOOR) {
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) && flags)
 			die("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP", strerror(errno));
-		floor_start(&floor, listener, b->workers);
+		floor_start(&floor, listener, b->floor_threads);
 	} else if (cfg == CFG_SECBPF) {
 		sv = supervisor_new(listener, &b->prog, 1, &opts, &err);
 		if (!sv || supervisor_start(sv, &err))
@@ -438,12 +440,15 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_notify NOTIFY_UPDATE.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]\n"
-		"                    [-w WORKERS] [-p same|free] [-c CPU] [-o CONFIG] [-S] [-F]\n"
+		"                    [-w WORKERS] [-W THREADS] [-p same|free] [-c CPU] [-o "
+		"CONFIG]\n"
+		"                    [-S] [-F]\n"
 		"  -n ITERS    notified calls per thread per timing (default 10000)\n"
 		"  -r ROUNDS   rounds; medians are reported (default 31, at most %d)\n"
 		"  -t THREADS  the multi-threaded target's threads (default 4)\n"
-		"  -w WORKERS  supervisor threads, floor and secbpf alike (default: what\n"
+		"  -w WORKERS  secbpf's worker threads (default: what\n"
 		"              secbpf run uses, supervisor_default_workers())\n"
+		"  -W THREADS  the floor's threads (default 1: the least a supervisor is)\n"
 		"  -p same     pin the targets and supervisors to one CPU (default)\n"
 		"  -p free     no pinning: the scheduler places them\n"
 		"  -c CPU      the CPU for -p same (default: the last one allowed)\n"
@@ -468,7 +473,8 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	b.workers = supervisor_default_workers();
-	while ((opt = getopt(argc, argv, "n:r:t:w:p:c:o:SFh")) != -1) {
+	b.floor_threads = 1;
+	while ((opt = getopt(argc, argv, "n:r:t:w:W:p:c:o:SFh")) != -1) {
 		switch (opt) {
 		case 'n':
 			b.iters = atol(optarg);
@@ -481,6 +487,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			b.workers = (unsigned)atoi(optarg);
+			break;
+		case 'W':
+			b.floor_threads = (unsigned)atoi(optarg);
 			break;
 		case 'p':
 			if (!strcmp(optarg, "same"))
@@ -512,7 +521,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1 || b.iters <= 0 || rounds <= 0 || rounds > MAX_ROUNDS ||
 	    b.threads[1] < 1 || b.threads[1] > MAX_THREADS || b.workers < 1 ||
-	    b.workers > SUPERVISOR_MAX_WORKERS)
+	    b.workers > SUPERVISOR_MAX_WORKERS || b.floor_threads < 1 ||
+	    b.floor_threads > SUPERVISOR_MAX_WORKERS)
 		usage();
 	rt = load(&b, argv[optind], &obj);
 
@@ -543,10 +553,10 @@ int main(int argc, char **argv)
 		printf("placement: targets and supervisors pinned to CPU %d", cpu);
 	else
 		printf("placement: not pinned (%ld CPUs online)", sysconf(_SC_NPROCESSORS_ONLN));
-	printf("%s; SYNC_WAKE_UP %s; %u supervisor thread%s; %ld calls per thread per "
-	       "timing; %d rounds\n\n",
-	       fifo ? ", SCHED_FIFO" : "", b.sync_wake ? "on" : "off", b.workers,
-	       b.workers == 1 ? "" : "s", b.iters, rounds);
+	printf("%s; SYNC_WAKE_UP %s; supervisor threads: floor %u, secbpf %u; %ld calls "
+	       "per thread per timing; %d rounds\n\n",
+	       fifo ? ", SCHED_FIFO" : "", b.sync_wake ? "on" : "off", b.floor_threads, b.workers,
+	       b.iters, rounds);
 
 	/* Each round times every configuration once per thread count, each
 	 * in a fresh child: drifts spread over all of them. */
