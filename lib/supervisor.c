@@ -25,10 +25,13 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <seccomp.h>
+#include <secbpf/agent.h>
 
 #include "action.h"
 #include "cbpf.h"
@@ -102,6 +105,12 @@ struct supervisor {
 	int epoll_fd, stop_fd;
 	pthread_t reaper;
 	bool reaper_started;
+
+	/* The user agent: one request and its reply at a time, under
+	 * agent_lock; agent_fd is -1 when there is none or once it failed. */
+	pthread_mutex_t agent_lock;
+	int agent_fd;
+	unsigned int agent_timeout_ms;
 };
 
 /* ------------------------------------------------------------------ */
@@ -427,9 +436,9 @@ enum supervisor_deed supervisor_reply_for(uint32_t ret, struct seccomp_notif_res
 		resp->error = -ENOSYS;
 		return SUPERVISOR_FAIL;
 	case SECCOMP_RET_USER_NOTIF:
-		/* No user agent is configured. */
+		/* ENOSYS unless the user agent answers (agent_ask). */
 		resp->error = -ENOSYS;
-		return SUPERVISOR_FAIL;
+		return SUPERVISOR_AGENT;
 	case SECCOMP_RET_KILL_THREAD:
 	case SECCOMP_RET_KILL_PROCESS:
 	default:
@@ -969,10 +978,164 @@ static int target_trap(struct supervisor *sv, uint64_t id, const struct target *
 /* Workers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* The user agent (docs/agent.md)                                       */
+/* ------------------------------------------------------------------ */
+
+int supervisor_agent_connect(const char *path, struct secbpf_err *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd, e;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return err_set(err, ENAMETOOLONG, "%s: the socket path is too long", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, errno, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		e = errno;
+		close(fd);
+		return err_set(err, e, "%s: cannot connect to the agent: %s", path, strerror(e));
+	}
+	/* The agent's answers can let syscalls run: only our own user (or
+	 * root) may give them, never whoever could bind that path. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		e = errno;
+		close(fd);
+		return err_set(err, e, "%s: cannot tell who the agent is: %s", path, strerror(e));
+	}
+	if (cred.uid != geteuid() && cred.uid != 0) {
+		close(fd);
+		return err_set(err, EPERM, "%s: the agent runs as uid %u, not as %u or root", path,
+			       (unsigned)cred.uid, (unsigned)geteuid());
+	}
+	return fd;
+}
+
+bool supervisor_filter_may_notify(const struct sock_filter *insns, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (is_ret_user_notif(&insns[i]))
+			return true;
+	return false;
+}
+
+/* The agent failed: forget it for good (fail closed). Under agent_lock. */
+static void agent_drop(struct supervisor *sv, const char *why)
+{
+	sv_log(sv, "user agent: %s; from now on USER_NOTIF fails with ENOSYS", why);
+	close(sv->agent_fd);
+	sv->agent_fd = -1;
+}
+
+/* Whether r is a well-formed answer to request id (see secbpf/agent.h). */
+static bool agent_reply_valid(const struct secbpf_agent_reply *r, uint64_t id)
+{
+	if (r->hdr.magic != SECBPF_AGENT_MAGIC || r->hdr.version != SECBPF_AGENT_VERSION ||
+	    r->hdr.size != sizeof(*r) || r->hdr.type != SECBPF_AGENT_REPLY || r->hdr.reserved)
+		return false;
+	if (r->id != id)
+		return false;
+	if (r->flags == SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+		return r->error == 0 && r->val == 0; /* as the kernel demands */
+	return r->flags == 0 && r->error >= -(int32_t)ACTION_MAX_ERRNO && r->error <= 0;
+}
+
+/*
+ * Ask the agent about notification req (its thread t, the combined action
+ * ret) and put its answer in resp. One exchange at a time on the socket:
+ * send the request, wait up to the timeout for exactly one reply, check it
+ * strictly. Any failure drops the agent. Returns 0 with resp set; -ESRCH
+ * if the notification is no longer valid once answered (nothing to reply);
+ * another negative errno (resp untouched: ENOSYS) if there is no agent or
+ * it failed.
+ */
+static int agent_ask(struct supervisor *sv, const struct seccomp_notif *req, const struct target *t,
+		     uint32_t ret, struct seccomp_notif_resp *resp)
+{
+	struct secbpf_agent_request q;
+	struct secbpf_agent_reply a;
+	struct pollfd p = { .events = POLLIN };
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof(a) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	int rc;
+
+	pthread_mutex_lock(&sv->agent_lock);
+	if (sv->agent_fd < 0) {
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -ENOTCONN;
+	}
+	memset(&q, 0, sizeof(q));
+	q.hdr.magic = SECBPF_AGENT_MAGIC;
+	q.hdr.version = SECBPF_AGENT_VERSION;
+	q.hdr.size = sizeof(q);
+	q.hdr.type = SECBPF_AGENT_REQUEST;
+	q.id = req->id;
+	q.pid = req->pid;
+	q.tgid = (uint32_t)t->tgid;
+	q.flags = req->flags;
+	q.action = ret;
+	q.data = req->data;
+	n = send(sv->agent_fd, &q, sizeof(q), MSG_NOSIGNAL);
+	if (n != (ssize_t)sizeof(q)) {
+		agent_drop(sv, n < 0 ? strerror(errno) : "short send");
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -EPIPE;
+	}
+	p.fd = sv->agent_fd;
+	do
+		rc = poll(&p, 1, (int)sv->agent_timeout_ms);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		agent_drop(sv, rc == 0 ? "no answer in time" : strerror(errno));
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -ETIMEDOUT;
+	}
+	/* One packet, exactly the size of a reply: MSG_TRUNC tells a longer
+	 * one, the count a shorter one. */
+	memset(&a, 0, sizeof(a));
+	n = recvmsg(sv->agent_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n != (ssize_t)sizeof(a) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    !agent_reply_valid(&a, req->id)) {
+		agent_drop(sv, n == 0  ? "the agent closed the connection"
+			       : n < 0 ? strerror(errno)
+				       : "malformed reply");
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -EPROTO;
+	}
+	pthread_mutex_unlock(&sv->agent_lock);
+
+	/* The agent may have taken long: is the syscall still waiting? */
+	if (!notif_valid(sv, req->id))
+		return -ESRCH;
+	resp->flags = a.flags;
+	resp->error = a.error;
+	resp->val = a.val;
+	return 0;
+}
+
 static void send_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 {
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
 		return;
+	/* The kernel refused the reply itself (it cannot happen with the
+	 * replies built here): answer ENOSYS rather than leave the thread
+	 * waiting for an answer that never comes. */
+	if (errno == EINVAL) {
+		sv_log(sv, "notification %llu: reply refused; failing it with ENOSYS",
+		       (unsigned long long)resp->id);
+		resp->flags = 0;
+		resp->val = 0;
+		resp->error = -ENOSYS;
+		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
+			return;
+	}
 	/* ENOENT: the task died (or was killed by us) meanwhile. */
 	if (errno != ENOENT)
 		sv_log(sv, "cannot reply to notification %llu: %s", (unsigned long long)resp->id,
@@ -1055,8 +1218,8 @@ static void worker_handle(struct supervisor_worker *w)
 	}
 
 	deed = supervisor_reply_for(ret, resp);
-	/* Logging, killing and trapping may block: let another worker
-	 * receive meanwhile. */
+	/* Logging, killing, trapping and asking the agent may block: let
+	 * another worker receive meanwhile. */
 	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL)
 		baton_release(w);
 	switch (deed) {
@@ -1079,6 +1242,12 @@ static void worker_handle(struct supervisor_worker *w)
 		if (rc && rc != -ESRCH)
 			sv_log(sv, "pid %u: cannot send SIGSYS (%s): syscall %d fails with ENOSYS",
 			       req->pid, strerror(-rc), req->data.nr);
+		break;
+	case SUPERVISOR_AGENT:
+		/* resp says ENOSYS unless the agent answers well. */
+		rc = agent_ask(sv, req, &t, ret, resp);
+		if (rc == -ESRCH)
+			goto out;
 		break;
 	}
 	send_reply(sv, resp);
@@ -1166,7 +1335,9 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 	sv->listener = listener;
 	sv->epoll_fd = -1;
 	sv->stop_fd = -1;
+	sv->agent_fd = -1;
 	pthread_mutex_init(&sv->lock, NULL);
+	pthread_mutex_init(&sv->agent_lock, NULL);
 	sv->log = stderr;
 	sv->nworkers = supervisor_default_workers();
 	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
@@ -1175,6 +1346,16 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 		if (opts->log)
 			sv->log = opts->log;
 	}
+	sv->agent_timeout_ms = SUPERVISOR_AGENT_TIMEOUT_MS;
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, agent_timeout_ms) +
+					sizeof(opts->agent_timeout_ms)) {
+		if (opts->agent_timeout_ms)
+			sv->agent_timeout_ms = opts->agent_timeout_ms;
+		if (opts->agent_fd > 0)
+			sv->agent_fd = opts->agent_fd; /* ours once we succeed */
+	}
+	if (sv->agent_timeout_ms > INT_MAX)
+		sv->agent_timeout_ms = INT_MAX;
 	if (sv->nworkers > SUPERVISOR_MAX_WORKERS)
 		sv->nworkers = SUPERVISOR_MAX_WORKERS;
 	/* The kernel copies its own struct sizes: never less than that. */
@@ -1224,7 +1405,8 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 nomem:
 	err_set(err, ENOMEM, "out of memory");
 fail:
-	sv->listener = -1; /* the caller keeps it on failure */
+	sv->listener = -1; /* the caller keeps them on failure */
+	sv->agent_fd = -1;
 	supervisor_free(sv);
 	return NULL;
 }
@@ -1293,7 +1475,10 @@ void supervisor_free(struct supervisor *sv)
 		close(sv->epoll_fd);
 	if (sv->stop_fd >= 0)
 		close(sv->stop_fd);
+	if (sv->agent_fd >= 0)
+		close(sv->agent_fd);
 	pthread_mutex_destroy(&sv->lock);
+	pthread_mutex_destroy(&sv->agent_lock);
 	free(sv->tracked);
 	free(sv->workers);
 	free(sv->progs);

@@ -77,8 +77,8 @@ static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]] [--]\n"
-		"                  CMD [ARG]...\n"
+		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
+		"                  [--agent SOCKET] [--] CMD [ARG]...\n"
 		"\n"
 		"Run CMD under the filters: they are installed, in the order given, right\n"
 		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
@@ -93,6 +93,8 @@ static void run_usage(FILE *f)
 		"  --set VAR=VALUE  write a const volatile global in every object defining it\n"
 		"  --stats[=FILE]   at the end, print the stateful programs' global variables\n"
 		"                   and map entries (to stderr, or FILE)\n"
+		"  --agent SOCKET   send syscalls a filter answers with USER_NOTIF to the user\n"
+		"                   agent at SOCKET (docs/agent.md); without: they fail, ENOSYS\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
@@ -227,11 +229,12 @@ static bool wait_published(pid_t pid, const struct run_report *r, int *status)
  * filter).
  */
 static int serve(pid_t pid, bool reaped, int listener, const struct supervisor_prog *progs,
-		 size_t n, const sigset_t *set, int *status, bool *forwarded)
+		 size_t n, int *agent_fd, const sigset_t *set, int *status, bool *forwarded)
 {
 	struct supervisor_opts opts = {
 		.sz = sizeof(opts),
 		.nworkers = supervisor_default_workers(), /* = the runtimes' ncpus */
+		.agent_fd = *agent_fd,
 	};
 	struct secbpf_err err = { { 0 } };
 	struct signalfd_siginfo si;
@@ -247,6 +250,7 @@ static int serve(pid_t pid, bool reaped, int listener, const struct supervisor_p
 		rc = -ENOMEM;
 		goto kill_child;
 	}
+	*agent_fd = -1; /* the supervisor's now */
 	rc = supervisor_start(sv, &err);
 	if (rc) {
 		cli_error("run", "cannot start the supervisor: %s", err.msg);
@@ -315,6 +319,7 @@ kill_child:
 struct run_supervision {
 	const struct supervisor_prog *progs;
 	size_t n;
+	int *agent_fd; /* -1: none; set to -1 once the supervisor owns it */
 };
 
 /*
@@ -408,8 +413,8 @@ static int run_and_wait(struct run_child *c, const char *cmd, const struct run_s
 		} else {
 			/* Even if CMD is already gone: what it started may
 			 * still need the supervisor. */
-			rc = serve(pid, reaped, r->listener_fd, sup->progs, sup->n, &set, &status,
-				   &forwarded);
+			rc = serve(pid, reaped, r->listener_fd, sup->progs, sup->n, sup->agent_fd,
+				   &set, &status, &forwarded);
 			if (rc && rc != -ECHILD) {
 				sigprocmask(SIG_SETMASK, &old, NULL);
 				munmap(r, sizeof(*r));
@@ -478,6 +483,8 @@ struct run_state {
 	struct cli_set *sets;
 	int nsets;
 	char *path;
+	const char *agent_path; /* --agent */
+	int agent_fd;		/* connected to it, or -1 */
 };
 
 static void run_state_release(void *arg)
@@ -501,7 +508,10 @@ static void run_state_release(void *arg)
 	free(s->targets);
 	free(s->sets);
 	free(s->path);
+	if (s->agent_fd >= 0)
+		close(s->agent_fd);
 	memset(s, 0, sizeof(*s));
+	s->agent_fd = -1;
 }
 
 /*
@@ -575,7 +585,10 @@ static int run_compile(struct run_state *s, int i, const char *spec)
 		cli_error(spec, "%s", err.msg);
 		return -1;
 	}
-	if (cp->needs_supervisor) {
+	/* With an agent, a filter that can return USER_NOTIF is supervised
+	 * even without state, so that its USER_NOTIF reaches the agent. */
+	if (cp->needs_supervisor ||
+	    (s->agent_path && supervisor_filter_may_notify(cp->insns, cp->len))) {
 		/* One PERCPU slot per supervisor worker. */
 		s->runtimes[i] = runtime_new_opts(t->obj, t->prog, &rt_opts, &err);
 		if (!s->runtimes[i]) {
@@ -818,10 +831,11 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "stats", optional_argument, NULL, 'S' },
+		{ "agent", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct run_state s = { 0 };
+	struct run_state s = { .agent_fd = -1 };
 	struct run_child child = { 0 };
 	struct run_supervision sup = { 0 };
 	const char **specs;
@@ -849,6 +863,9 @@ int cmd_run(int argc, char **argv)
 		case 'S':
 			stats = true;
 			stats_path = optarg;
+			break;
+		case 'A':
+			s.agent_path = optarg;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -903,12 +920,23 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	child.path = s.path;
 	child.argv = argv + optind;
+	if (s.agent_path) {
+		struct secbpf_err err = { { 0 } };
+
+		s.agent_fd = supervisor_agent_connect(s.agent_path, &err);
+		if (s.agent_fd < 0) {
+			cli_error("--agent", "%s", err.msg);
+			status = EXIT_RUN_FAILED;
+			goto out;
+		}
+	}
 	if (stateful) {
 		child.progs = s.stack.progs;
 		child.nprogs = s.stack.n;
 		child.listener = true;
 		sup.progs = s.sv_progs;
 		sup.n = nspecs;
+		sup.agent_fd = &s.agent_fd;
 		status = run_and_wait(&child, argv[optind], &sup, run_state_release, &s);
 		if (stats)
 			run_stats(&s, specs, stats_path);
