@@ -835,28 +835,18 @@ static void thread_cache_evict(struct thread_cache_entry *c)
 }
 
 /*
- * Who made notification req: its TID, its thread group and, when a program
- * of the stack reads memory, /proc/TID/mem (opened before the notification
- * is checked, so that it never names a later task with that TID).
- *
- * Reading /proc/TID/status costs more than the rest of a notification, so
- * each worker caches TID -> TGID with a pidfd of the thread (PIDFD_THREAD).
- * An entry is used only while that pidfd says the thread lives: a live
- * thread's TID cannot belong to another, so it is the thread that made the
- * syscall, whose TGID cannot have changed (a thread that execs from a
- * non-leader takes the leader's TID, and its old one is seen as exited).
- *
- * Returns 0; -ESRCH if the notification is no longer valid (nothing to
- * answer); another negative errno if the thread cannot be looked at.
+ * Who made notification req: its TID and, when a program of the stack
+ * reads memory, /proc/TID/mem (opened before the notification is checked,
+ * so that it never names a later task with that TID). Its thread group is
+ * found later, only if needed (target_tgid). Returns 0; -ESRCH if the
+ * notification is no longer valid (nothing to answer); another negative
+ * errno if the thread cannot be looked at.
  */
 static int target_open(struct supervisor_worker *w, const struct seccomp_notif *req,
 		       struct target *t)
 {
-	struct thread_cache_entry *c = &w->cache[req->pid % SUPERVISOR_THREAD_CACHE];
 	const struct supervisor *sv = w->sv;
-	struct task_status st;
 	char path[40];
-	int proc_fd, pidfd, rc;
 
 	t->tid = (pid_t)req->pid;
 	t->tgid = 0;
@@ -864,53 +854,85 @@ static int target_open(struct supervisor_worker *w, const struct seccomp_notif *
 	t->cached = NULL;
 	if (t->tid <= 0)
 		return -ENOENT; /* not in our pid namespace */
+	if (!sv->open_mem)
+		return 0;
+	baton_release(w); /* opening /proc can block */
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
+	t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!notif_valid(sv, req->id))
+		return -ESRCH;
+	return 0;
+}
+
+/*
+ * The thread group of t, the thread of notification req, into t->tgid, and
+ * its process tracked (track_process) before any of its state is used.
+ * Needed by some helpers (pid_tgid, task storage, signals), kills, traps
+ * and the agent, not by every program: it is found on first need.
+ *
+ * Reading /proc/TID/status costs more than the rest of a notification, so
+ * each worker caches TID -> TGID with a pidfd of the thread (PIDFD_THREAD).
+ * An entry is used only while that pidfd says the thread lives: a live
+ * thread's TID cannot belong to another, so it is the thread that made the
+ * syscall, whose TGID cannot have changed (a thread that execs from a
+ * non-leader takes the leader's TID, and its old one is seen as exited).
+ * A process is tracked once per cache entry: while the entry's thread
+ * lives, its process is alive and stays tracked.
+ *
+ * Returns 0; -ESRCH if the notification is no longer valid; another
+ * negative errno if the thread cannot be looked at or its process watched.
+ */
+static int target_tgid(struct supervisor_worker *w, const struct seccomp_notif *req,
+		       struct target *t)
+{
+	struct thread_cache_entry *c = &w->cache[req->pid % SUPERVISOR_THREAD_CACHE];
+	struct supervisor *sv = w->sv;
+	struct task_status st;
+	int proc_fd, pidfd, rc;
+
+	if (t->tgid > 0)
+		return 0;
 	if (c->tid == t->tid && !pidfd_exited(c->pidfd)) {
 		t->tgid = c->tgid;
 		t->cached = c;
-		if (!sv->open_mem)
-			return 0;
-		baton_release(w); /* opening /proc can block */
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
-		t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		baton_release(w); /* reading /proc can block */
+		thread_cache_evict(c);
+		proc_fd = open_proc_dir(t->tid);
+		/* Before 6.9 there is no thread pidfd: nothing is cached then. */
+		pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
 		if (!notif_valid(sv, req->id))
-			return -ESRCH;
+			rc = -ESRCH;
+		else if (proc_fd < 0)
+			rc = proc_fd;
+		else
+			rc = read_task_status(proc_fd, &st);
+		if (proc_fd >= 0)
+			close(proc_fd);
+		if (rc) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return rc;
+		}
+		t->tgid = st.tgid;
+		if (pidfd >= 0) {
+			c->tid = t->tid;
+			c->tgid = st.tgid;
+			c->pidfd = pidfd;
+			c->tracked = false;
+			t->cached = c;
+		}
+	}
+	if (t->cached && t->cached->tracked)
 		return 0;
+	rc = track_process(sv, t->tgid, req->id);
+	if (rc) {
+		t->tgid = 0;
+		return rc;
 	}
-
-	baton_release(w); /* reading /proc can block */
-	thread_cache_evict(c);
-	proc_fd = open_proc_dir(t->tid);
-	/* Before 6.9 there is no thread pidfd: nothing is cached then. */
-	pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
-	if (proc_fd >= 0 && sv->open_mem)
-		t->mem_fd = openat(proc_fd, "mem", O_RDONLY | O_CLOEXEC);
-	if (!notif_valid(sv, req->id)) {
-		rc = -ESRCH;
-		goto fail;
-	}
-	if (proc_fd < 0) {
-		rc = proc_fd;
-		goto fail;
-	}
-	rc = read_task_status(proc_fd, &st);
-	if (rc)
-		goto fail;
-	close(proc_fd);
-	t->tgid = st.tgid;
-	if (pidfd >= 0) {
-		c->tid = t->tid;
-		c->tgid = st.tgid;
-		c->pidfd = pidfd;
-		c->tracked = false;
-		t->cached = c;
-	}
+	if (t->cached)
+		t->cached->tracked = true;
 	return 0;
-fail:
-	if (proc_fd >= 0)
-		close(proc_fd);
-	if (pidfd >= 0)
-		close(pidfd);
-	return rc;
 }
 
 static void target_close(struct target *t)
@@ -1149,6 +1171,25 @@ static void fail_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 	send_reply(sv, resp);
 }
 
+/* runtime_task.get_tgid: target_tgid for the notification being handled. */
+struct tgid_ctx {
+	struct supervisor_worker *w;
+	const struct seccomp_notif *req;
+	struct target *t;
+};
+
+static int task_get_tgid(void *arg, pid_t *tgid)
+{
+	struct tgid_ctx *c = arg;
+	int rc;
+
+	rc = target_tgid(c->w, c->req, c->t);
+	if (rc)
+		return rc;
+	*tgid = c->t->tgid;
+	return 0;
+}
+
 /* Handle one notification: decide, act, reply (see the file comment). */
 static void worker_handle(struct supervisor_worker *w)
 {
@@ -1160,6 +1201,7 @@ static void worker_handle(struct supervisor_worker *w)
 	struct runtime_task task;
 	enum supervisor_deed deed;
 	struct target t;
+	struct tgid_ctx tgid = { .w = w, .req = req, .t = &t };
 	uint32_t ret;
 	int rc;
 
@@ -1175,35 +1217,17 @@ static void worker_handle(struct supervisor_worker *w)
 		goto out; /* the task is gone: nothing to answer */
 	if (rc) {
 		baton_release(w);
-		sv_log(sv,
-		       "pid %u: cannot read /proc/%u/status (%s): failing syscall %d with "
-		       "ENOSYS",
-		       req->pid, req->pid, strerror(-rc), req->data.nr);
+		sv_log(sv, "pid %u: cannot look at the thread (%s): failing syscall %d with ENOSYS",
+		       req->pid, strerror(-rc), req->data.nr);
 		fail_reply(sv, resp);
 		goto out;
 	}
 
-	/* Once per thread: while its cache entry is valid the thread lives,
-	 * so its process does too and stays tracked. */
-	if (!t.cached || !t.cached->tracked) {
-		rc = track_process(sv, t.tgid, req->id);
-		if (rc) {
-			baton_release(w);
-			if (rc != -ESRCH)
-				sv_log(sv,
-				       "pid %u: cannot watch process %d (%s): failing syscall "
-				       "%d with ENOSYS",
-				       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
-			fail_reply(sv, resp);
-			goto out;
-		}
-		if (t.cached)
-			t.cached->tracked = true;
-	}
-
 	memset(&task, 0, sizeof(task));
 	task.tid = t.tid;
-	task.tgid = t.tgid;
+	task.tgid = 0; /* found by get_tgid if a helper needs it */
+	task.get_tgid = task_get_tgid;
+	task.get_tgid_ctx = &tgid;
 	task.mem_fd = t.mem_fd;
 	task.still_valid = task_still_valid;
 	task.still_valid_ctx = &valid;
@@ -1220,8 +1244,20 @@ static void worker_handle(struct supervisor_worker *w)
 	deed = supervisor_reply_for(ret, resp);
 	/* Logging, killing, trapping and asking the agent may block: let
 	 * another worker receive meanwhile. */
-	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL)
+	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL) {
 		baton_release(w);
+		/* Each needs the thread group; without it the reply stays
+		 * the error reply_for put there (or CONTINUE for LOG). */
+		rc = target_tgid(w, req, &t);
+		if (rc == -ESRCH)
+			goto out; /* the task is gone: nothing to answer */
+		if (rc && deed != SUPERVISOR_LOG) {
+			sv_log(sv, "pid %u: cannot find its process (%s): syscall %d fails with %s",
+			       req->pid, strerror(-rc), req->data.nr, strerror(-resp->error));
+			send_reply(sv, resp);
+			goto out;
+		}
+	}
 	switch (deed) {
 	case SUPERVISOR_CONTINUE:
 	case SUPERVISOR_FAIL:
