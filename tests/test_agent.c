@@ -49,7 +49,7 @@ static void teardown(void)
 		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-TestSuite(agent, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(agent, .init = setup, .fini = teardown);
 
 /* Run a shell command (printf-style) in the scratch directory, stderr
  * merged into stdout (kept in out); returns the exit status or -1. */
