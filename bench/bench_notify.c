@@ -6,8 +6,11 @@
  * run` sets it up) running a program that updates a hash map on every
  * notification. Single- and multi-threaded targets, paired rounds,
  * medians and ratios to the floor measured in the same round.
+ * PROG is bench/notify_update.bpf.o or notify_count.bpf.o: a program with a
+ * const volatile notified_nr (set here to getppid) and a hash map "calls"
+ * whose values add up to the calls it saw, which the bench checks.
  *
- * usage: bench_notify NOTIFY_UPDATE.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]
+ * usage: bench_notify PROG.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]
  *                     [-w WORKERS] [-W THREADS] [-p same|free] [-c CPU] [-o CONFIG]
  *                     [-S] [-F]
  * Method and figures: bench/README.md.
@@ -55,7 +58,7 @@ enum { CFG_NONE, CFG_FLOOR, CFG_SECBPF, CFG_COUNT };
 static const char *const cfg_names[CFG_COUNT] = {
 	"no filter",
 	"floor (CONTINUE only)",
-	"secbpf (map update)",
+	"secbpf (PROG)",
 };
 
 /* What one measuring child reports. */
@@ -439,7 +442,7 @@ static void print_load(const char *when)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_notify NOTIFY_UPDATE.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]\n"
+		"usage: bench_notify PROG.bpf.o [-n ITERS] [-r ROUNDS] [-t THREADS]\n"
 		"                    [-w WORKERS] [-W THREADS] [-p same|free] [-c CPU] [-o "
 		"CONFIG]\n"
 		"                    [-S] [-F]\n"
