@@ -387,7 +387,7 @@ static struct runtime *load(struct bench *b, const char *path, struct object **o
 	b->insns = cp.insns; /* kept for the whole run */
 	b->len = cp.len;
 	b->prog = (struct supervisor_prog){
-		.insns = cp.insns, .len = cp.len, .rt = rt, .name = "notify_update"
+		.insns = cp.insns, .len = cp.len, .rt = rt, .name = path
 	};
 	*objp = obj;
 	return rt;
