@@ -1015,6 +1015,13 @@ int supervisor_agent_connect(const char *path, struct secbpf_err *err)
 		return err_set(err, ENAMETOOLONG, "%s: the socket path is too long", path);
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && fd <= 2) {
+		/* With stdin closed it could be 0, which supervisor_opts
+		 * takes as "no agent": move it out of the way. */
+		e = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		fd = e;
+	}
 	if (fd < 0)
 		return err_set(err, errno, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
