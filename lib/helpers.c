@@ -68,6 +68,35 @@ static struct helper_run *run_of(struct interp_call *call)
 	return run;
 }
 
+/*
+ * The calling task's thread group id: task->tgid, or found on first use
+ * through task->get_tgid (the supervisor defers it) and kept for the run.
+ * 0 after failing the call.
+ */
+static pid_t task_tgid(struct interp_call *call, struct helper_run *run)
+{
+	pid_t tgid = run->task->tgid;
+	int rc;
+
+	if (tgid > 0)
+		return tgid;
+	if (run->tgid > 0)
+		return run->tgid;
+	if (!run->task->get_tgid) {
+		interp_call_fail(call, EINVAL, "the task has no thread group id");
+		return 0;
+	}
+	tgid = 0;
+	rc = run->task->get_tgid(run->task->get_tgid_ctx, &tgid);
+	if (rc || tgid <= 0) {
+		rc = rc ? -rc : EIO;
+		interp_call_fail(call, rc, "cannot find the task's thread group: %s", strerror(rc));
+		return 0;
+	}
+	run->tgid = tgid;
+	return tgid;
+}
+
 static const struct helper_env *env_of(struct interp_call *call)
 {
 	return interp_call_user(call);
@@ -778,11 +807,11 @@ static struct helper_map *arg_task_storage(struct interp_call *call, const uint6
 
 static bool task_key(struct interp_call *call, struct helper_run *run, uint32_t *key)
 {
-	if (run->task->tgid <= 0) {
-		interp_call_fail(call, EINVAL, "the task has no thread group id");
+	pid_t tgid = task_tgid(call, run);
+
+	if (tgid <= 0)
 		return false;
-	}
-	*key = (uint32_t)run->task->tgid;
+	*key = (uint32_t)tgid;
 	return true;
 }
 
@@ -863,14 +892,18 @@ void helper_task_storage_release(const struct helper_env *env, uint32_t tgid)
 static uint64_t h_get_current_pid_tgid(struct interp_call *call, const uint64_t a[5])
 {
 	struct helper_run *run = run_of(call);
+	pid_t tgid;
 
 	if (!run)
 		return 0;
-	if (run->task->tid <= 0 || run->task->tgid <= 0) {
+	if (run->task->tid <= 0) {
 		interp_call_fail(call, EINVAL, "the task has no pid");
 		return 0;
 	}
-	return (uint64_t)(uint32_t)run->task->tgid << 32 | (uint32_t)run->task->tid;
+	tgid = task_tgid(call, run);
+	if (tgid <= 0)
+		return 0;
+	return (uint64_t)(uint32_t)tgid << 32 | (uint32_t)run->task->tid;
 }
 
 /*
@@ -1045,6 +1078,7 @@ static uint64_t h_send_signal(struct interp_call *call, const uint64_t a[5])
 	struct helper_run *run = run_of(call);
 	uint32_t sig = (uint32_t)a[0];
 	int pidfd, rc;
+	pid_t tgid;
 
 	if (!run)
 		return 0;
@@ -1055,9 +1089,12 @@ static uint64_t h_send_signal(struct interp_call *call, const uint64_t a[5])
 			(int)run->task->tid, sig);
 		return 0;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, run->task->tgid, 0);
+	tgid = task_tgid(call, run);
+	if (tgid <= 0)
+		return 0;
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (pidfd < 0) {
-		interp_call_fail(call, ESRCH, "pidfd_open(%d): %s", (int)run->task->tgid,
+		interp_call_fail(call, ESRCH, "pidfd_open(%d): %s", (int)tgid,
 				 strerror(errno));
 		return 0;
 	}
@@ -1082,6 +1119,7 @@ static uint64_t h_send_signal_thread(struct interp_call *call, const uint64_t a[
 {
 	struct helper_run *run = run_of(call);
 	uint32_t sig = (uint32_t)a[0];
+	pid_t tgid;
 
 	if (!run)
 		return 0;
@@ -1093,9 +1131,10 @@ static uint64_t h_send_signal_thread(struct interp_call *call, const uint64_t a[
 			(int)run->task->tid, sig);
 		return 0;
 	}
-	if (require_valid(call, run))
+	tgid = task_tgid(call, run);
+	if (tgid <= 0 || require_valid(call, run))
 		return 0;
-	if (syscall(SYS_tgkill, run->task->tgid, run->task->tid, (int)sig))
+	if (syscall(SYS_tgkill, tgid, run->task->tid, (int)sig))
 		return (uint64_t)(int64_t)-errno;
 	return 0;
 }

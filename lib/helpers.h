@@ -62,6 +62,8 @@ struct helper_run {
 	bool simulated;
 	/* /proc/TID, opened on first use and kept for the run. */
 	int proc_dirfd;
+	/* The task's tgid once task->get_tgid found it (task_tgid). */
+	pid_t tgid;
 	/* Facts read from /proc/TID/status, cached for the run. */
 	bool have_status;
 	uint32_t uid, gid, euid, egid;

@@ -48,7 +48,13 @@ struct runtime *runtime_new_opts(const struct object *obj, const struct object_p
  */
 struct runtime_task {
 	pid_t tid;		/* notif.pid: the thread, in the supervisor's pid ns */
-	pid_t tgid;		/* its thread group (from /proc/TID/status) */
+	/* Its thread group, or 0 when the supervisor defers finding it (it
+	 * costs a syscall most programs do not need): helpers that need it
+	 * call get_tgid(get_tgid_ctx, &tgid) once per run, which returns 0
+	 * or a negative errno (the run then fails). */
+	pid_t tgid;
+	int (*get_tgid)(void *ctx, pid_t *tgid);
+	void *get_tgid_ctx;
 	/* /proc/TID/mem opened before the notification was checked with
 	 * SECCOMP_IOCTL_NOTIF_ID_VALID, so a recycled TID is never read;
 	 * -1 when it could not be opened: helpers then read with

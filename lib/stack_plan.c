@@ -127,7 +127,9 @@ int stack_plan_build(struct stack_plan *plan, const struct stack_plan_target *ta
 		rc = plan_compile(plan, i, &targets[i], false, err);
 		if (rc)
 			goto fail;
-		if (!plan->compiled[i].needs_supervisor)
+		if (!plan->compiled[i].needs_supervisor &&
+		    !(opts && opts->supervise_user_notif &&
+		      supervisor_filter_may_notify(plan->compiled[i].insns, plan->compiled[i].len)))
 			continue;
 		plan->runtimes[i] = runtime_new_opts(targets[i].obj, targets[i].prog, &rt_opts, err);
 		if (!plan->runtimes[i]) {

@@ -32,6 +32,9 @@ struct stack_plan_opts {
 	unsigned int ncpus;	    /* supervisor workers = PERCPU slots; 0: default */
 	bool loader_cap_sys_ptrace; /* probe_read_user may read non-dumpable targets */
 	FILE *trace_log;	    /* bpf_trace_printk output; NULL: stderr */
+	/* Supervise a filter that can return USER_NOTIF even when it needs
+	 * no state (run --agent: its USER_NOTIF goes to the user agent). */
+	bool supervise_user_notif;
 };
 
 struct stack_plan {

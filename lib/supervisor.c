@@ -19,14 +19,19 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <seccomp.h>
+#include <secbpf/agent.h>
 
 #include "action.h"
 #include "cbpf.h"
@@ -46,11 +51,14 @@
 #define SUPERVISOR_THREAD_CACHE 64 /* TID -> TGID entries per worker */
 
 /* A thread seen by a worker; valid while pidfd (PIDFD_THREAD) says the
- * thread lives. tid 0: empty. */
+ * thread lives. tid 0: empty. tracked: its process was found tracked
+ * (track_process) while this entry was valid; a live thread keeps its
+ * process alive, so the reaper cannot have forgotten it since. */
 struct thread_cache_entry {
 	pid_t tid;
 	pid_t tgid;
 	int pidfd;
+	bool tracked;
 };
 
 struct supervisor_worker {
@@ -58,6 +66,7 @@ struct supervisor_worker {
 	pthread_t thread;
 	bool started;
 	unsigned int cpu;	   /* runtime_task.cpu: this worker's slot */
+	bool has_baton;		   /* this worker is the receiver (see baton_take) */
 	struct seccomp_notif *req; /* sized by the kernel's struct size */
 	struct seccomp_notif_resp *resp;
 	struct thread_cache_entry cache[SUPERVISOR_THREAD_CACHE];
@@ -82,6 +91,11 @@ struct supervisor {
 	struct supervisor_worker *workers;
 	unsigned long failures; /* atomic: replies forced by our errors */
 
+	/* The receiver baton (a futex word, BATON_*) and how many workers
+	 * wait for it: see baton_take. */
+	int baton;
+	int baton_waiters;
+
 	/* Processes with live state: under lock. The reaper thread waits
 	 * on epoll for their pidfds; stop_fd (an eventfd) ends it. */
 	pthread_mutex_t lock;
@@ -91,9 +105,15 @@ struct supervisor {
 	int epoll_fd, stop_fd;
 	pthread_t reaper;
 	bool reaper_started;
+	/* SYNC_WAKE_UP was accepted: a Linux 6.6+ listener, whose blocked
+	 * receives wake when the last task is gone (see wait_pending). */
+	bool recv_wakes_on_hangup;
 
-	/* Workers receive one at a time (see worker_receive). */
-	pthread_mutex_t recv_lock;
+	/* The user agent: one request and its reply at a time, under
+	 * agent_lock; agent_fd is -1 when there is none or once it failed. */
+	pthread_mutex_t agent_lock;
+	int agent_fd;
+	unsigned int agent_timeout_ms;
 };
 
 /* ------------------------------------------------------------------ */
@@ -419,9 +439,9 @@ enum supervisor_deed supervisor_reply_for(uint32_t ret, struct seccomp_notif_res
 		resp->error = -ENOSYS;
 		return SUPERVISOR_FAIL;
 	case SECCOMP_RET_USER_NOTIF:
-		/* No user agent is configured. */
+		/* ENOSYS unless the user agent answers (agent_ask). */
 		resp->error = -ENOSYS;
-		return SUPERVISOR_FAIL;
+		return SUPERVISOR_AGENT;
 	case SECCOMP_RET_KILL_THREAD:
 	case SECCOMP_RET_KILL_PROCESS:
 	default:
@@ -465,6 +485,79 @@ int supervisor_decide(const struct supervisor *sv, const struct seccomp_data *sd
 }
 
 /* ------------------------------------------------------------------ */
+/* The receiver baton                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The receiver baton (leader/followers). The kernel wakes every thread
+ * waiting in SECCOMP_IOCTL_NOTIF_RECV for each notification (the waits are
+ * not exclusive), and with SYNC_WAKE_UP moves them all to the notifying
+ * CPU: with several workers in RECV, each notification would cost a
+ * wake-up and a context switch per idle worker. So only the worker holding
+ * the baton receives. It keeps the baton while it handles a notification
+ * that needs no blocking work (the common case: a cached thread, a program
+ * that does not read the target's memory, an allow or errno) and receives
+ * the next one; before anything that may block (reading /proc or the
+ * target's memory, logging, killing, asking the agent) it hands the baton
+ * to a waiting worker, so that one slow notification never holds up the
+ * others. Workers waiting for the baton sleep on a futex.
+ */
+enum { BATON_FREE, BATON_HELD, BATON_STOPPED };
+
+static long futex_op(int *word, int op, int val)
+{
+	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+/* Wait until w holds the baton: true, or false once the supervisor stops. */
+static bool baton_take(struct supervisor_worker *w)
+{
+	struct supervisor *sv = w->sv;
+	int cur;
+
+	if (w->has_baton)
+		return true;
+	for (;;) {
+		cur = BATON_FREE;
+		if (__atomic_compare_exchange_n(&sv->baton, &cur, BATON_HELD, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			w->has_baton = true;
+			return true;
+		}
+		if (cur == BATON_STOPPED)
+			return false;
+		/* Announce the wait before sleeping; baton_release reads the
+		 * count after freeing the baton (both sequentially
+		 * consistent): either it sees us and wakes us, or our futex
+		 * wait sees the baton no longer HELD and returns at once. */
+		__atomic_add_fetch(&sv->baton_waiters, 1, __ATOMIC_SEQ_CST);
+		futex_op(&sv->baton, FUTEX_WAIT_PRIVATE, BATON_HELD);
+		__atomic_sub_fetch(&sv->baton_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Hand the baton on if w holds it: a waiting worker becomes the receiver. */
+static void baton_release(struct supervisor_worker *w)
+{
+	struct supervisor *sv = w->sv;
+
+	if (!w->has_baton)
+		return;
+	w->has_baton = false;
+	__atomic_store_n(&sv->baton, BATON_FREE, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sv->baton_waiters, __ATOMIC_SEQ_CST))
+		futex_op(&sv->baton, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* The listener hung up: every worker returns (w held the baton). */
+static void baton_stop(struct supervisor_worker *w)
+{
+	w->has_baton = false;
+	__atomic_store_n(&w->sv->baton, BATON_STOPPED, __ATOMIC_SEQ_CST);
+	futex_op(&w->sv->baton, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+/* ------------------------------------------------------------------ */
 /* The target of a notification                                        */
 /* ------------------------------------------------------------------ */
 
@@ -473,6 +566,9 @@ struct target {
 	pid_t tid;
 	pid_t tgid;
 	int mem_fd; /* /proc/TID/mem opened before ID_VALID, or -1 */
+	/* The worker's cache entry for tid, valid for this notification,
+	 * or NULL (no thread pidfd: before Linux 6.9). */
+	struct thread_cache_entry *cached;
 };
 
 static void sv_log(struct supervisor *sv, const char *fmt, ...)
@@ -738,12 +834,44 @@ static void thread_cache_evict(struct thread_cache_entry *c)
 	c->pidfd = -1;
 	c->tid = 0;
 	c->tgid = 0;
+	c->tracked = false;
 }
 
 /*
- * Who made notification req: its TID, its thread group and, when a program
- * of the stack reads memory, /proc/TID/mem (opened before the notification
- * is checked, so that it never names a later task with that TID).
+ * Who made notification req: its TID and, when a program of the stack
+ * reads memory, /proc/TID/mem (opened before the notification is checked,
+ * so that it never names a later task with that TID). Its thread group is
+ * found later, only if needed (target_tgid). Returns 0; -ESRCH if the
+ * notification is no longer valid (nothing to answer); another negative
+ * errno if the thread cannot be looked at.
+ */
+static int target_open(struct supervisor_worker *w, const struct seccomp_notif *req,
+		       struct target *t)
+{
+	const struct supervisor *sv = w->sv;
+	char path[40];
+
+	t->tid = (pid_t)req->pid;
+	t->tgid = 0;
+	t->mem_fd = -1;
+	t->cached = NULL;
+	if (t->tid <= 0)
+		return -ENOENT; /* not in our pid namespace */
+	if (!sv->open_mem)
+		return 0;
+	baton_release(w); /* opening /proc can block */
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
+	t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!notif_valid(sv, req->id))
+		return -ESRCH;
+	return 0;
+}
+
+/*
+ * The thread group of t, the thread of notification req, into t->tgid, and
+ * its process tracked (track_process) before any of its state is used.
+ * Needed by some helpers (pid_tgid, task storage, signals), kills, traps
+ * and the agent, not by every program: it is found on first need.
  *
  * Reading /proc/TID/status costs more than the rest of a notification, so
  * each worker caches TID -> TGID with a pidfd of the thread (PIDFD_THREAD).
@@ -751,66 +879,63 @@ static void thread_cache_evict(struct thread_cache_entry *c)
  * thread's TID cannot belong to another, so it is the thread that made the
  * syscall, whose TGID cannot have changed (a thread that execs from a
  * non-leader takes the leader's TID, and its old one is seen as exited).
+ * A process is tracked once per cache entry: while the entry's thread
+ * lives, its process is alive and stays tracked.
  *
- * Returns 0; -ESRCH if the notification is no longer valid (nothing to
- * answer); another negative errno if the thread cannot be looked at.
+ * Returns 0; -ESRCH if the notification is no longer valid; another
+ * negative errno if the thread cannot be looked at or its process watched.
  */
-static int target_open(struct supervisor_worker *w, const struct seccomp_notif *req,
+static int target_tgid(struct supervisor_worker *w, const struct seccomp_notif *req,
 		       struct target *t)
 {
 	struct thread_cache_entry *c = &w->cache[req->pid % SUPERVISOR_THREAD_CACHE];
-	const struct supervisor *sv = w->sv;
+	struct supervisor *sv = w->sv;
 	struct task_status st;
-	char path[40];
 	int proc_fd, pidfd, rc;
 
-	t->tid = (pid_t)req->pid;
-	t->tgid = 0;
-	t->mem_fd = -1;
-	if (t->tid <= 0)
-		return -ENOENT; /* not in our pid namespace */
+	if (t->tgid > 0)
+		return 0;
 	if (c->tid == t->tid && !pidfd_exited(c->pidfd)) {
 		t->tgid = c->tgid;
-		if (!sv->open_mem)
-			return 0;
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
-		t->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+		t->cached = c;
+	} else {
+		baton_release(w); /* reading /proc can block */
+		thread_cache_evict(c);
+		proc_fd = open_proc_dir(t->tid);
+		/* Before 6.9 there is no thread pidfd: nothing is cached then. */
+		pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
 		if (!notif_valid(sv, req->id))
-			return -ESRCH;
+			rc = -ESRCH;
+		else if (proc_fd < 0)
+			rc = proc_fd;
+		else
+			rc = read_task_status(proc_fd, &st);
+		if (proc_fd >= 0)
+			close(proc_fd);
+		if (rc) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return rc;
+		}
+		t->tgid = st.tgid;
+		if (pidfd >= 0) {
+			c->tid = t->tid;
+			c->tgid = st.tgid;
+			c->pidfd = pidfd;
+			c->tracked = false;
+			t->cached = c;
+		}
+	}
+	if (t->cached && t->cached->tracked)
 		return 0;
+	rc = track_process(sv, t->tgid, req->id);
+	if (rc) {
+		t->tgid = 0;
+		return rc;
 	}
-
-	thread_cache_evict(c);
-	proc_fd = open_proc_dir(t->tid);
-	/* Before 6.9 there is no thread pidfd: nothing is cached then. */
-	pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
-	if (proc_fd >= 0 && sv->open_mem)
-		t->mem_fd = openat(proc_fd, "mem", O_RDONLY | O_CLOEXEC);
-	if (!notif_valid(sv, req->id)) {
-		rc = -ESRCH;
-		goto fail;
-	}
-	if (proc_fd < 0) {
-		rc = proc_fd;
-		goto fail;
-	}
-	rc = read_task_status(proc_fd, &st);
-	if (rc)
-		goto fail;
-	close(proc_fd);
-	t->tgid = st.tgid;
-	if (pidfd >= 0) {
-		c->tid = t->tid;
-		c->tgid = st.tgid;
-		c->pidfd = pidfd;
-	}
+	if (t->cached)
+		t->cached->tracked = true;
 	return 0;
-fail:
-	if (proc_fd >= 0)
-		close(proc_fd);
-	if (pidfd >= 0)
-		close(pidfd);
-	return rc;
 }
 
 static void target_close(struct target *t)
@@ -878,10 +1003,171 @@ static int target_trap(struct supervisor *sv, uint64_t id, const struct target *
 /* Workers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* The user agent (docs/agent.md)                                       */
+/* ------------------------------------------------------------------ */
+
+int supervisor_agent_connect(const char *path, struct secbpf_err *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd, e;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return err_set(err, ENAMETOOLONG, "%s: the socket path is too long", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && fd <= 2) {
+		/* With stdin closed it could be 0, which supervisor_opts
+		 * takes as "no agent": move it out of the way. */
+		e = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		fd = e;
+	}
+	if (fd < 0)
+		return err_set(err, errno, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		e = errno;
+		close(fd);
+		return err_set(err, e, "%s: cannot connect to the agent: %s", path, strerror(e));
+	}
+	/* The agent's answers can let syscalls run: only our own user (or
+	 * root) may give them, never whoever could bind that path. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		e = errno;
+		close(fd);
+		return err_set(err, e, "%s: cannot tell who the agent is: %s", path, strerror(e));
+	}
+	if (cred.uid != geteuid() && cred.uid != 0) {
+		close(fd);
+		return err_set(err, EPERM, "%s: the agent runs as uid %u, not as %u or root", path,
+			       (unsigned)cred.uid, (unsigned)geteuid());
+	}
+	return fd;
+}
+
+bool supervisor_filter_may_notify(const struct sock_filter *insns, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (is_ret_user_notif(&insns[i]))
+			return true;
+	return false;
+}
+
+/* The agent failed: forget it for good (fail closed). Under agent_lock. */
+static void agent_drop(struct supervisor *sv, const char *why)
+{
+	sv_log(sv, "user agent: %s; from now on USER_NOTIF fails with ENOSYS", why);
+	close(sv->agent_fd);
+	sv->agent_fd = -1;
+}
+
+/* Whether r is a well-formed answer to request id (see secbpf/agent.h). */
+static bool agent_reply_valid(const struct secbpf_agent_reply *r, uint64_t id)
+{
+	if (r->hdr.magic != SECBPF_AGENT_MAGIC || r->hdr.version != SECBPF_AGENT_VERSION ||
+	    r->hdr.size != sizeof(*r) || r->hdr.type != SECBPF_AGENT_REPLY || r->hdr.reserved)
+		return false;
+	if (r->id != id)
+		return false;
+	if (r->flags == SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+		return r->error == 0 && r->val == 0; /* as the kernel demands */
+	return r->flags == 0 && r->error >= -(int32_t)ACTION_MAX_ERRNO && r->error <= 0;
+}
+
+/*
+ * Ask the agent about notification req (its thread t, the combined action
+ * ret) and put its answer in resp. One exchange at a time on the socket:
+ * send the request, wait up to the timeout for exactly one reply, check it
+ * strictly. Any failure drops the agent. Returns 0 with resp set; -ESRCH
+ * if the notification is no longer valid once answered (nothing to reply);
+ * another negative errno (resp untouched: ENOSYS) if there is no agent or
+ * it failed.
+ */
+static int agent_ask(struct supervisor *sv, const struct seccomp_notif *req, const struct target *t,
+		     uint32_t ret, struct seccomp_notif_resp *resp)
+{
+	struct secbpf_agent_request q;
+	struct secbpf_agent_reply a;
+	struct pollfd p = { .events = POLLIN };
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof(a) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	int rc;
+
+	pthread_mutex_lock(&sv->agent_lock);
+	if (sv->agent_fd < 0) {
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -ENOTCONN;
+	}
+	memset(&q, 0, sizeof(q));
+	q.hdr.magic = SECBPF_AGENT_MAGIC;
+	q.hdr.version = SECBPF_AGENT_VERSION;
+	q.hdr.size = sizeof(q);
+	q.hdr.type = SECBPF_AGENT_REQUEST;
+	q.id = req->id;
+	q.pid = req->pid;
+	q.tgid = (uint32_t)t->tgid;
+	q.flags = req->flags;
+	q.action = ret;
+	q.data = req->data;
+	n = send(sv->agent_fd, &q, sizeof(q), MSG_NOSIGNAL);
+	if (n != (ssize_t)sizeof(q)) {
+		agent_drop(sv, n < 0 ? strerror(errno) : "short send");
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -EPIPE;
+	}
+	p.fd = sv->agent_fd;
+	do
+		rc = poll(&p, 1, (int)sv->agent_timeout_ms);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		agent_drop(sv, rc == 0 ? "no answer in time" : strerror(errno));
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -ETIMEDOUT;
+	}
+	/* One packet, exactly the size of a reply: MSG_TRUNC tells a longer
+	 * one, the count a shorter one. */
+	memset(&a, 0, sizeof(a));
+	n = recvmsg(sv->agent_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n != (ssize_t)sizeof(a) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    !agent_reply_valid(&a, req->id)) {
+		agent_drop(sv, n == 0  ? "the agent closed the connection"
+			       : n < 0 ? strerror(errno)
+				       : "malformed reply");
+		pthread_mutex_unlock(&sv->agent_lock);
+		return -EPROTO;
+	}
+	pthread_mutex_unlock(&sv->agent_lock);
+
+	/* The agent may have taken long: is the syscall still waiting? */
+	if (!notif_valid(sv, req->id))
+		return -ESRCH;
+	resp->flags = a.flags;
+	resp->error = a.error;
+	resp->val = a.val;
+	return 0;
+}
+
 static void send_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 {
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
 		return;
+	/* The kernel refused the reply itself (it cannot happen with the
+	 * replies built here): answer ENOSYS rather than leave the thread
+	 * waiting for an answer that never comes. */
+	if (errno == EINVAL) {
+		sv_log(sv, "notification %llu: reply refused; failing it with ENOSYS",
+		       (unsigned long long)resp->id);
+		resp->flags = 0;
+		resp->val = 0;
+		resp->error = -ENOSYS;
+		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
+			return;
+	}
 	/* ENOENT: the task died (or was killed by us) meanwhile. */
 	if (errno != ENOENT)
 		sv_log(sv, "cannot reply to notification %llu: %s", (unsigned long long)resp->id,
@@ -895,6 +1181,25 @@ static void fail_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 	send_reply(sv, resp);
 }
 
+/* runtime_task.get_tgid: target_tgid for the notification being handled. */
+struct tgid_ctx {
+	struct supervisor_worker *w;
+	const struct seccomp_notif *req;
+	struct target *t;
+};
+
+static int task_get_tgid(void *arg, pid_t *tgid)
+{
+	struct tgid_ctx *c = arg;
+	int rc;
+
+	rc = target_tgid(c->w, c->req, c->t);
+	if (rc)
+		return rc;
+	*tgid = c->t->tgid;
+	return 0;
+}
+
 /* Handle one notification: decide, act, reply (see the file comment). */
 static void worker_handle(struct supervisor_worker *w)
 {
@@ -902,13 +1207,17 @@ static void worker_handle(struct supervisor_worker *w)
 	const struct seccomp_notif *req = w->req;
 	struct seccomp_notif_resp *resp = w->resp;
 	struct valid_ctx valid = { .sv = sv, .id = req->id };
-	struct secbpf_err err = { { 0 } };
+	struct secbpf_err err;
 	struct runtime_task task;
 	enum supervisor_deed deed;
 	struct target t;
+	struct tgid_ctx tgid = { .w = w, .req = req, .t = &t };
 	uint32_t ret;
 	int rc;
 
+	/* Not zeroed whole: 512 bytes per notification for a message that
+	 * is only read after err_set wrote it. */
+	err.msg[0] = '\0';
 	memset(resp, 0, sv->resp_size);
 	resp->id = req->id;
 	resp->error = -ENOSYS; /* until decided: what a dead supervisor gives */
@@ -917,34 +1226,25 @@ static void worker_handle(struct supervisor_worker *w)
 	if (rc == -ESRCH)
 		goto out; /* the task is gone: nothing to answer */
 	if (rc) {
-		sv_log(sv,
-		       "pid %u: cannot read /proc/%u/status (%s): failing syscall %d with "
-		       "ENOSYS",
-		       req->pid, req->pid, strerror(-rc), req->data.nr);
-		fail_reply(sv, resp);
-		goto out;
-	}
-
-	rc = track_process(sv, t.tgid, req->id);
-	if (rc) {
-		if (rc != -ESRCH)
-			sv_log(sv,
-			       "pid %u: cannot watch process %d (%s): failing syscall %d "
-			       "with ENOSYS",
-			       req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
+		baton_release(w);
+		sv_log(sv, "pid %u: cannot look at the thread (%s): failing syscall %d with ENOSYS",
+		       req->pid, strerror(-rc), req->data.nr);
 		fail_reply(sv, resp);
 		goto out;
 	}
 
 	memset(&task, 0, sizeof(task));
 	task.tid = t.tid;
-	task.tgid = t.tgid;
+	task.tgid = 0; /* found by get_tgid if a helper needs it */
+	task.get_tgid = task_get_tgid;
+	task.get_tgid_ctx = &tgid;
 	task.mem_fd = t.mem_fd;
 	task.still_valid = task_still_valid;
 	task.still_valid_ctx = &valid;
 	task.cpu = w->cpu;
 	rc = supervisor_decide(sv, &req->data, &task, &ret, &err);
 	if (rc) {
+		baton_release(w);
 		sv_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid, req->data.nr,
 		       err.msg);
 		fail_reply(sv, resp);
@@ -952,6 +1252,22 @@ static void worker_handle(struct supervisor_worker *w)
 	}
 
 	deed = supervisor_reply_for(ret, resp);
+	/* Logging, killing, trapping and asking the agent may block: let
+	 * another worker receive meanwhile. */
+	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL) {
+		baton_release(w);
+		/* Each needs the thread group; without it the reply stays
+		 * the error reply_for put there (or CONTINUE for LOG). */
+		rc = target_tgid(w, req, &t);
+		if (rc == -ESRCH)
+			goto out; /* the task is gone: nothing to answer */
+		if (rc && deed != SUPERVISOR_LOG) {
+			sv_log(sv, "pid %u: cannot find its process (%s): syscall %d fails with %s",
+			       req->pid, strerror(-rc), req->data.nr, strerror(-resp->error));
+			send_reply(sv, resp);
+			goto out;
+		}
+	}
 	switch (deed) {
 	case SUPERVISOR_CONTINUE:
 	case SUPERVISOR_FAIL:
@@ -973,66 +1289,56 @@ static void worker_handle(struct supervisor_worker *w)
 			sv_log(sv, "pid %u: cannot send SIGSYS (%s): syscall %d fails with ENOSYS",
 			       req->pid, strerror(-rc), req->data.nr);
 		break;
+	case SUPERVISOR_AGENT:
+		/* resp says ENOSYS unless the agent answers well. */
+		rc = agent_ask(sv, req, &t, ret, resp);
+		if (rc == -ESRCH)
+			goto out;
+		break;
 	}
 	send_reply(sv, resp);
 out:
 	target_close(&t);
 }
 
+/* Whether the listener reports that no task uses the filter any more. */
+static bool listener_hung_up(const struct supervisor *sv)
+{
+	struct pollfd p = { .fd = sv->listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 /*
- * Receive the next notification into w->req. Returns 0, 1 when no task
- * uses the filter any more (the worker ends), or -errno.
- *
  * Kernels before 6.6 never wake a SECCOMP_IOCTL_NOTIF_RECV blocked when the
  * filter loses its last task (only poll() reports that, with POLLHUP, since
- * 5.8): a worker blocked there would wait forever and `run` would never
- * exit. So a worker first polls, and calls RECV only when a notification is
- * pending; receiving is serialized, so that another worker cannot take that
- * notification in between and leave this one blocked in RECV. If the task
- * dies in between, RECV fails with ENOENT rather than blocking.
+ * 5.8): a receiver blocked there would wait forever and `run` would never
+ * exit. There the baton holder polls first and calls RECV only when a
+ * notification is pending; only the holder receives, so no other worker
+ * can take it in between (and if its task dies, RECV fails with ENOENT
+ * rather than blocking). Returns 0 to receive, 1 when the listener hung
+ * up, or -errno.
  */
-static int worker_receive(struct supervisor_worker *w)
+static int wait_pending(const struct supervisor *sv)
 {
-	struct supervisor *sv = w->sv;
 	struct pollfd p = { .fd = sv->listener, .events = POLLIN };
-	int rc;
 
-	pthread_mutex_lock(&sv->recv_lock);
+	if (sv->recv_wakes_on_hangup)
+		return 0;
 	for (;;) {
 		p.revents = 0;
 		if (poll(&p, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = -errno;
-			break;
+			return -errno;
 		}
-		if (!(p.revents & POLLIN)) {
-			if (p.revents & POLLHUP) {
-				rc = 1;
-				break;
-			}
-			if (p.revents & (POLLERR | POLLNVAL)) {
-				rc = -EBADF;
-				break;
-			}
-			continue;
-		}
-		/* The kernel wants a zeroed buffer. */
-		memset(w->req, 0, sv->req_size);
-		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
-			rc = 0;
-			break;
-		}
-		/* EINTR, or ENOENT: the task was killed before we got its
-		 * notification (newer kernels also say ENOENT when no task
-		 * uses the filter; the next poll tells). */
-		if (errno != EINTR && errno != ENOENT) {
-			rc = -errno;
-			break;
-		}
+		if (p.revents & POLLIN)
+			return 0;
+		if (p.revents & POLLHUP)
+			return 1;
+		if (p.revents & (POLLERR | POLLNVAL))
+			return -EBADF;
 	}
-	pthread_mutex_unlock(&sv->recv_lock);
-	return rc;
 }
 
 static void *worker_main(void *arg)
@@ -1042,17 +1348,42 @@ static void *worker_main(void *arg)
 	int rc;
 
 	for (;;) {
-		rc = worker_receive(w);
-		if (rc == 0) {
+		/* Only the holder of the baton receives (see baton_take). */
+		if (!baton_take(w))
+			return NULL;
+		rc = wait_pending(sv);
+		if (rc > 0) {
+			baton_stop(w);
+			return NULL;
+		}
+		if (rc < 0) {
+			errno = -rc;
+			goto fatal;
+		}
+		/* The kernel wants a zeroed buffer. */
+		memset(w->req, 0, sv->req_size);
+		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
 			worker_handle(w);
 			continue;
 		}
-		if (rc > 0)
-			return NULL;
+		if (errno == EINTR)
+			continue;
+		/* ENOENT: the task was killed before we got its notification,
+		 * or no task uses the filter any more (RECV then wakes every
+		 * waiter with ENOENT): only the latter ends the workers. */
+		if (errno == ENOENT) {
+			if (listener_hung_up(sv)) {
+				baton_stop(w);
+				return NULL;
+			}
+			continue;
+		}
+fatal:
+		baton_release(w);
 		/* Nothing else is expected. Fail closed: once this process is
 		 * gone the kernel answers every notified syscall with ENOSYS,
 		 * whereas a worker that stopped would leave them hanging. */
-		sv_log(sv, "cannot receive notifications: %s; aborting", strerror(-rc));
+		sv_log(sv, "cannot receive notifications: %s; aborting", strerror(errno));
 		abort();
 	}
 }
@@ -1093,8 +1424,9 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 	sv->listener = listener;
 	sv->epoll_fd = -1;
 	sv->stop_fd = -1;
+	sv->agent_fd = -1;
 	pthread_mutex_init(&sv->lock, NULL);
-	pthread_mutex_init(&sv->recv_lock, NULL);
+	pthread_mutex_init(&sv->agent_lock, NULL);
 	sv->log = stderr;
 	sv->nworkers = supervisor_default_workers();
 	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
@@ -1103,6 +1435,16 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 		if (opts->log)
 			sv->log = opts->log;
 	}
+	sv->agent_timeout_ms = SUPERVISOR_AGENT_TIMEOUT_MS;
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, agent_timeout_ms) +
+					sizeof(opts->agent_timeout_ms)) {
+		if (opts->agent_timeout_ms)
+			sv->agent_timeout_ms = opts->agent_timeout_ms;
+		if (opts->agent_fd > 0)
+			sv->agent_fd = opts->agent_fd; /* ours once we succeed */
+	}
+	if (sv->agent_timeout_ms > INT_MAX)
+		sv->agent_timeout_ms = INT_MAX;
 	if (sv->nworkers > SUPERVISOR_MAX_WORKERS)
 		sv->nworkers = SUPERVISOR_MAX_WORKERS;
 	/* The kernel copies its own struct sizes: never less than that. */
@@ -1152,7 +1494,8 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 nomem:
 	err_set(err, ENOMEM, "out of memory");
 fail:
-	sv->listener = -1; /* the caller keeps it on failure */
+	sv->listener = -1; /* the caller keeps them on failure */
+	sv->agent_fd = -1;
 	supervisor_free(sv);
 	return NULL;
 }
@@ -1166,7 +1509,9 @@ int supervisor_start(struct supervisor *sv, struct secbpf_err *err)
 	/* A hint that the target waits for our reply on this CPU, so the
 	 * kernel can switch to us directly (Linux 6.6); older kernels say
 	 * EINVAL or ENOTTY and work without it. */
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags);
+	/* The same kernels (Linux 6.6) wake a blocked receive when the
+	 * last task is gone; older ones need a poll first (wait_pending). */
+	sv->recv_wakes_on_hangup = ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) == 0;
 	rc = pthread_create(&sv->reaper, NULL, reaper_main, sv);
 	if (rc)
 		return err_set(err, rc, "cannot start the reaper thread: %s", strerror(rc));
@@ -1221,8 +1566,10 @@ void supervisor_free(struct supervisor *sv)
 		close(sv->epoll_fd);
 	if (sv->stop_fd >= 0)
 		close(sv->stop_fd);
+	if (sv->agent_fd >= 0)
+		close(sv->agent_fd);
 	pthread_mutex_destroy(&sv->lock);
-	pthread_mutex_destroy(&sv->recv_lock);
+	pthread_mutex_destroy(&sv->agent_lock);
 	free(sv->tracked);
 	free(sv->workers);
 	free(sv->progs);

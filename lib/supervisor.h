@@ -90,6 +90,7 @@ enum supervisor_deed {
 	SUPERVISOR_LOG,	     /* log it, then let it run */
 	SUPERVISOR_KILL,     /* SIGKILL the thread group, fail the syscall */
 	SUPERVISOR_TRAP,     /* SIGSYS to the thread, fail it with ENOSYS */
+	SUPERVISOR_AGENT,    /* ask the user agent; resp (ENOSYS) if none */
 };
 
 /*
@@ -102,7 +103,32 @@ struct supervisor_opts {
 	size_t sz;	       /* sizeof(struct supervisor_opts) */
 	unsigned int nworkers; /* threads serving the listener; 0: default */
 	FILE *log;	       /* LOG actions and errors; NULL: stderr */
+	/* The user agent (docs/agent.md): a socket from
+	 * supervisor_agent_connect(), which the supervisor owns once
+	 * supervisor_new() succeeds. 0 or negative: none (fd 0 is never an
+	 * agent), and USER_NOTIF fails the syscall with ENOSYS. */
+	int agent_fd;
+	/* How long to wait for each answer of the agent; 0: the default,
+	 * SUPERVISOR_AGENT_TIMEOUT_MS. */
+	unsigned int agent_timeout_ms;
 };
+
+#define SUPERVISOR_AGENT_TIMEOUT_MS 5000
+
+/*
+ * Connect to the user agent listening on the unix SOCK_SEQPACKET socket at
+ * path (close-on-exec). The agent must run as our effective uid or as
+ * root (SO_PEERCRED): whoever answers may let syscalls run. Returns the
+ * fd, or a negative errno with err set.
+ */
+int supervisor_agent_connect(const char *path, struct secbpf_err *err);
+
+/*
+ * Whether a compiled filter can return SECCOMP_RET_USER_NOTIF (some RET K
+ * does): with an agent such a filter needs the supervisor even when it
+ * needs no state, so that its USER_NOTIF reaches the agent.
+ */
+bool supervisor_filter_may_notify(const struct sock_filter *insns, size_t len);
 
 /* The default number of workers: the online CPUs, at most 4. The runtimes
  * given to the supervisor need as many PERCPU slots (runtime_opts.ncpus). */

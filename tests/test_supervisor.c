@@ -212,7 +212,8 @@ Test(supervisor, reply_table_follows_design)
 	cr_expect(r.error == -ENOSYS && r.flags == 0);
 	cr_expect_eq(supervisor_reply_for(SECCOMP_RET_TRACE | 3, &r), SUPERVISOR_FAIL);
 	cr_expect(r.error == -ENOSYS && r.flags == 0);
-	cr_expect_eq(supervisor_reply_for(SECCOMP_RET_USER_NOTIF, &r), SUPERVISOR_FAIL);
+	/* To the user agent; ENOSYS unless it answers (tests/test_agent.c). */
+	cr_expect_eq(supervisor_reply_for(SECCOMP_RET_USER_NOTIF, &r), SUPERVISOR_AGENT);
 	cr_expect(r.error == -ENOSYS && r.flags == 0);
 	cr_expect_eq(supervisor_reply_for(SECCOMP_RET_KILL_PROCESS, &r), SUPERVISOR_KILL);
 	cr_expect(r.error < 0 && r.flags == 0);
@@ -728,4 +729,37 @@ Test(supervisor, sample_syscall_count)
 	snprintf(line, sizeof(line), "%s syscall_counts %d = 1000\n", sample("syscall_count"),
 		 __NR_getpgid);
 	cr_expect_str_eq(slurp("stats"), line);
+}
+
+Test(supervisor, the_thread_group_is_found_when_a_helper_needs_it)
+{
+	const char *f = object(filter("pidtgid",
+				      "SEC(\"seccomp\")\n"
+				      "int f(struct seccomp_data *ctx)\n"
+				      "{\n"
+				      "	__u64 pt;\n"
+				      "	if (ctx->nr == __NR_getpgid)\n"
+				      "		return SECCOMP_RET_ERRNO | 7;\n"
+				      "	if (ctx->nr != __NR_getsid)\n"
+				      "		return SECCOMP_RET_ALLOW;\n"
+				      "	pt = bpf_get_current_pid_tgid();\n"
+				      "	if ((__u32)pt != (__u32)(pt >> 32))\n"
+				      "		return SECCOMP_RET_ERRNO | 4095;\n"
+				      "	return SECCOMP_RET_ERRNO | ((pt >> 32) % 4000 + 1);\n"
+				      "}\n"));
+	char want[64];
+	int pid;
+
+	/* getpgid needs no thread group (the supervisor does not look for
+	 * it); getsid asks for it, once and again. */
+	cr_assert_eq(
+		shell(SECBPF_RUN "-f '%s' -- sh -c 'echo pid=$$; exec \"$0\" call %d %d %d %d' "
+				 "'%s'",
+		      SECBPF_BIN, f, __NR_getpgid, __NR_getsid, __NR_getpgid, __NR_getsid, probe),
+		0, "%s", out);
+	cr_assert_eq(sscanf(out, "pid=%d", &pid), 1, "%s", out);
+	snprintf(want, sizeof(want), "%d=-1/%d\n", __NR_getsid, pid % 4000 + 1);
+	cr_expect(strstr(out, want) && strstr(strstr(out, want) + 1, want), "%s", out);
+	snprintf(want, sizeof(want), "%d=-1/7\n", __NR_getpgid);
+	cr_expect(strstr(out, want), "%s", out);
 }

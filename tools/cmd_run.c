@@ -80,7 +80,8 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
-		"                  [--events[=FILE]] [--workers N] [--native] [--] CMD [ARG]...\n"
+		"                  [--events[=FILE]] [--workers N] [--agent SOCKET] [--native]\n"
+		"                  [--] CMD [ARG]...\n"
 		"\n"
 		"Run CMD under the filters: they are installed, in the order given, right\n"
 		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
@@ -101,6 +102,8 @@ static void run_usage(FILE *f)
 		"                   (without it, a full ring makes bpf_ringbuf_reserve fail)\n"
 		"  --workers N      supervisor threads, 1 to %d (default: the online CPUs,\n"
 		"                   at most 4); each has its own slot in PERCPU maps\n"
+		"  --agent SOCKET   send syscalls a filter answers with USER_NOTIF to the user\n"
+		"                   agent at SOCKET (docs/agent.md); without: they fail, ENOSYS\n"
 		"  --native         let the kernel load and run the programs themselves\n"
 		"                   (BPF_PROG_TYPE_SECCOMP): needs a kernel with the\n"
 		"                   seccomp-eBPF patch set, which it detects by its\n"
@@ -234,6 +237,7 @@ struct run_supervision {
 	size_t n;
 	unsigned int nworkers; /* = the runtimes' ncpus */
 	struct events *events; /* --events: started with the workers; NULL */
+	int *agent_fd;	       /* -1: none; set to -1 once the supervisor owns it */
 };
 
 /*
@@ -252,6 +256,7 @@ static int serve(pid_t pid, bool reaped, int listener, const struct run_supervis
 	struct supervisor_opts opts = {
 		.sz = sizeof(opts),
 		.nworkers = sup->nworkers,
+		.agent_fd = *sup->agent_fd,
 	};
 	struct secbpf_err err = { { 0 } };
 	struct signalfd_siginfo si;
@@ -267,6 +272,7 @@ static int serve(pid_t pid, bool reaped, int listener, const struct run_supervis
 		rc = -ENOMEM;
 		goto kill_child;
 	}
+	*sup->agent_fd = -1; /* the supervisor's now */
 	rc = supervisor_start(sv, &err);
 	if (rc) {
 		cli_error("run", "cannot start the supervisor: %s", err.msg);
@@ -496,6 +502,8 @@ struct run_state {
 	unsigned int nworkers; /* --workers: supervisor threads = PERCPU slots */
 	struct events *events; /* --events: the ring buffer reader, or NULL */
 	FILE *events_file;     /* --events=FILE */
+	const char *agent_path; /* --agent */
+	int agent_fd;		/* connected to it, or -1 */
 };
 
 static void run_state_release(void *arg)
@@ -515,7 +523,10 @@ static void run_state_release(void *arg)
 	free(s->targets);
 	free(s->sets);
 	free(s->path);
+	if (s->agent_fd >= 0)
+		close(s->agent_fd);
 	memset(s, 0, sizeof(*s));
+	s->agent_fd = -1;
 }
 
 /*
@@ -549,6 +560,10 @@ static int run_plan(struct run_state *s, const char **specs, int n, bool may_rea
 		.sz = sizeof(opts),
 		.ncpus = s->nworkers, /* one PERCPU slot per supervisor worker */
 		.loader_cap_sys_ptrace = may_read_nondumpable,
+		/* With an agent, a filter that can return USER_NOTIF is
+		 * supervised even without state, so that its USER_NOTIF
+		 * reaches the agent. */
+		.supervise_user_notif = s->agent_path != NULL,
 	};
 	struct stack_plan_target *t;
 	struct secbpf_err err = { { 0 } };
@@ -755,10 +770,11 @@ int cmd_run(int argc, char **argv)
 		{ "events", optional_argument, NULL, 'E' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "native", no_argument, NULL, 'N' },
+		{ "agent", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct run_state s = { 0 };
+	struct run_state s = { .agent_fd = -1 };
 	struct run_child child = { 0 };
 	struct run_supervision sup = { 0 };
 	const char **specs;
@@ -799,6 +815,9 @@ int cmd_run(int argc, char **argv)
 		case 'N':
 			native = true;
 			break;
+		case 'A':
+			s.agent_path = optarg;
+			break;
 		case 'h':
 			run_usage(stdout);
 			status = 0;
@@ -818,9 +837,9 @@ int cmd_run(int argc, char **argv)
 		cli_error("run", "no filter given: use -f OBJ[:PROG] (see secbpf run --help)");
 		goto out;
 	}
-	if (native && (events || s.nworkers != supervisor_default_workers())) {
-		cli_error("run", "--events and --workers are for the supervisor; with --native "
-				 "the kernel runs the programs");
+	if (native && (events || s.agent_path || s.nworkers != supervisor_default_workers())) {
+		cli_error("run", "--events, --workers and --agent are for the supervisor; with "
+				 "--native the kernel runs the programs");
 		goto out;
 	}
 	if (native) {
@@ -860,6 +879,16 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	child.path = s.path;
 	child.argv = argv + optind;
+	if (s.agent_path) {
+		struct secbpf_err err = { { 0 } };
+
+		s.agent_fd = supervisor_agent_connect(s.agent_path, &err);
+		if (s.agent_fd < 0) {
+			cli_error("--agent", "%s", err.msg);
+			status = EXIT_RUN_FAILED;
+			goto out;
+		}
+	}
 	if (stateful) {
 		child.progs = s.plan.install;
 		child.nprogs = s.plan.ninstall;
@@ -868,6 +897,7 @@ int cmd_run(int argc, char **argv)
 		sup.n = nspecs;
 		sup.nworkers = s.nworkers;
 		sup.events = s.events;
+		sup.agent_fd = &s.agent_fd;
 		status = run_and_wait(&child, argv[optind], &sup, run_state_release, &s);
 		/* Every record the workers submitted, before the stats. */
 		events_stop(s.events);

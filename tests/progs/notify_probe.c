@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * A probe the supervisor tests (tests/test_supervisor.c) run under stateful
- * filters: it makes the syscalls those filters send to the supervisor and
- * prints what it saw, one "key=value" per line. The filters it expects are
- * written by the tests; the syscalls used are getppid (counted, or asked an
- * action, by its first argument) and getpgid (notified, always allowed).
+ * A probe the supervisor tests (tests/test_supervisor.c, test_agent.c) run
+ * under stateful filters: it makes the syscalls those filters send to the
+ * supervisor and prints what it saw, one "key=value" per line. The filters
+ * it expects are written by the tests; the syscalls used are getppid
+ * (counted, or asked an action, by its first argument) and getpgid
+ * (notified, always allowed); `call` makes the syscalls it is given.
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -296,6 +297,21 @@ static int mode_burst(long n, long nr)
 	return 0;
 }
 
+/* call NR...: make each syscall NR(0, 0) in turn; print "NR=RC/ERRNO". */
+static int mode_call(int n, char **nrs)
+{
+	long nr, rc;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		nr = atol(nrs[i]);
+		errno = 0;
+		rc = syscall(nr, 0, 0);
+		printf("%ld=%ld/%d\n", nr, rc, rc < 0 ? errno : 0);
+	}
+	return 0;
+}
+
 /* open PATH: print the errno of open(PATH, O_RDONLY). */
 static int mode_open(const char *path)
 {
@@ -321,6 +337,8 @@ int main(int argc, char **argv)
 		rc = mode_churn(atoi(argv[2]), atol(argv[3]));
 	else if (!strcmp(mode, "threadexec"))
 		rc = mode_threadexec("/proc/self/exe");
+	else if (!strcmp(mode, "call") && argc >= 3)
+		rc = mode_call(argc - 2, argv + 2);
 	else if (!strcmp(mode, "actions"))
 		rc = mode_actions();
 	else if (!strcmp(mode, "kill") && argc == 3)
@@ -342,7 +360,7 @@ int main(int argc, char **argv)
 			"usage: notify_probe count THREADS N | churn THREADS N | threadexec |"
 			" forkexec N | actions | kill K |"
 			" failclosed | ptrace | run PATH [ARG]... | marker FD |"
-			" burst N NR | open PATH\n");
+			" burst N NR | open PATH | call NR...\n");
 	fflush(stdout);
 	return rc;
 }
