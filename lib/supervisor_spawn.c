@@ -96,8 +96,21 @@ static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_chi
 	uint64_t empty = 0;
 	size_t i;
 
+	long null;
+
 	syscall(SYS_setsid);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, sizeof(empty));
+	/* Not the caller's stdio: a pipe the supervisor kept open would hold
+	 * up whoever reads it to the end (`$(cmd)`, `cmd | tee`), and on
+	 * kernels that release a filter only when its task is reaped, that
+	 * reader is the one who would reap it: a deadlock. The supervisor
+	 * reports through the hand-over page, then to syslog. */
+	null = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		syscall(SYS_dup3, null, 0, 0);
+		syscall(SYS_dup3, null, 1, 0);
+		syscall(SYS_dup3, null, 2, 0);
+	}
 	/* Best effort (5.11+): the supervisor closes strays itself too. */
 	syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC);
 	for (i = 0; i < c->nkeep; i++)

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "object.h"
@@ -53,6 +54,35 @@ struct sv_args {
 
 static struct spawn_handoff *handoff;
 
+/* The log once serving (LOG actions, trace_printk, errors): syslog, one
+ * message per line, since stdio is /dev/null (lib/supervisor_spawn.c). */
+static ssize_t syslog_write(void *cookie, const char *buf, size_t size)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < size; i++)
+		if (buf[i] == '\n') {
+			if (i > start)
+				syslog(LOG_NOTICE, "%.*s", (int)(i - start), buf + start);
+			start = i + 1;
+		}
+	if (start < size)
+		syslog(LOG_NOTICE, "%.*s", (int)(size - start), buf + start);
+	return (ssize_t)size;
+}
+
+static FILE *open_syslog(void)
+{
+	cookie_io_functions_t io = { .write = syslog_write };
+	FILE *f;
+
+	openlog("secbpf-supervisor", LOG_PID, LOG_USER);
+	f = fopencookie(NULL, "w", io);
+	if (f)
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
 /* Say why we cannot serve: to the waiting caller, and on stderr. */
 static __attribute__((noreturn)) void fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -66,6 +96,8 @@ static __attribute__((noreturn)) void fail(const char *fmt, ...)
 	va_end(ap);
 	if (handoff)
 		spawn_report_failure(handoff, msg);
+	else
+		syslog(LOG_ERR, "%s", msg);
 	fprintf(stderr, "secbpf-supervisor: %s\n", msg);
 	exit(1);
 }
@@ -203,6 +235,7 @@ int main(int argc, char **argv)
 {
 	struct stack_plan_target targets[MAX_TARGETS];
 	struct stack_plan_opts po = { .sz = sizeof(po) };
+	FILE *log = open_syslog();
 	struct supervisor_opts so = { .sz = sizeof(so) };
 	struct secbpf_err err = { { 0 } };
 	struct stack_plan plan;
@@ -230,6 +263,7 @@ int main(int argc, char **argv)
 	close(a.handoff_fd);
 	po.ncpus = a.workers;
 	po.loader_cap_sys_ptrace = a.read_nondumpable;
+	po.trace_log = log;
 	if (stack_plan_build(&plan, targets, a.n, &po, &err))
 		fail("%s", err.msg);
 	if (stack_plan_digest(&plan) != a.digest)
@@ -238,6 +272,7 @@ int main(int argc, char **argv)
 		     "secbpf version as the library",
 		     stack_plan_digest(&plan), a.digest);
 	so.nworkers = a.workers;
+	so.log = log;
 	sv = supervisor_new(a.listener, plan.sv_progs, plan.n, &so, &err);
 	if (!sv)
 		fail("cannot start: %s", err.msg);
