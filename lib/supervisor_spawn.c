@@ -272,24 +272,31 @@ static void spawn_release(struct spawn_res *r)
 	free(r->argv);
 }
 
-static int argv_add(struct spawn_res *r, char *s)
+/* Append s (NULL: out of memory); owned says whether it is ours to free. */
+static int argv_push(struct spawn_res *r, char *s, bool owned)
 {
 	char **n;
 
 	if (!s)
 		return -ENOMEM;
 	if (r->argc + 2 > r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 32;
-		n = realloc(r->argv, r->cap * sizeof(*n));
+		n = realloc(r->argv, (r->cap ? r->cap * 2 : 32) * sizeof(*n));
 		if (!n) {
-			free(s);
+			if (owned)
+				free(s);
 			return -ENOMEM;
 		}
+		r->cap = r->cap ? r->cap * 2 : 32;
 		r->argv = n;
 	}
 	r->argv[r->argc++] = s;
 	r->argv[r->argc] = NULL;
 	return 0;
+}
+
+static int argv_add(struct spawn_res *r, char *s)
+{
+	return argv_push(r, s, true);
 }
 
 static int argv_addf(struct spawn_res *r, const char *fmt, ...)
@@ -352,10 +359,8 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 	rc = rc ?: argv_add(r, strdup("--handoff"));
 	rc = rc ?: argv_addf(r, "%d", r->image_fds[0]);
 	rc = rc ?: argv_add(r, strdup("--listener"));
-	if (!rc) {
-		/* Not allocated: the helper writes into it. */
-		rc = argv_add(r, r->listener_arg);
-	}
+	/* Not allocated: the helper writes into it. */
+	rc = rc ?: argv_push(r, r->listener_arg, false);
 	rc = rc ?: argv_add(r, strdup("--digest"));
 	rc = rc ?: argv_addf(r, "%016" PRIx64, stack_plan_digest(plan));
 	rc = rc ?: argv_add(r, strdup("--tier"));
