@@ -292,6 +292,55 @@ Test(api_attach, tsync_filters_threads_that_already_run, .timeout = 120)
 	cr_assert_eq(in_child(threads_child, &l), 0);
 }
 
+static volatile int busy_stop;
+
+/* A thread that keeps making a syscall the filter sends to the
+ * supervisor, before, during and after the attach. */
+static void *busy_thread(void *arg)
+{
+	long n = 0;
+
+	while (!busy_stop) {
+		if (listen_err() == EPERM)
+			return (void *)n;
+		n++;
+	}
+	return (void *)-1L;
+}
+
+static void busy_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .flags = SECBPF_ATTACH_TSYNC };
+	struct secbpf_program *p = lockdown_prog(l);
+	pthread_t t[3];
+	void *res;
+	int i;
+
+	CHECK(p, 2);
+	for (i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, busy_thread, NULL) == 0, 3);
+	usleep(20000);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 4);
+	CHECK(secbpf_program__attach(p, &o) == 0, 5);
+	CHECK(own_listeners() == 0, 6);
+	/* Lock: every thread sees EPERM from the supervisor next. */
+	CHECK(sys_err(syscall(SYS_close, l->marker)) == EBADF, 7);
+	for (i = 0; i < 3; i++) {
+		CHECK(pthread_join(t[i], &res) == 0, 8);
+		CHECK((long)res >= 0, 9);
+	}
+}
+
+/* Threads hammering notified syscalls while the filter goes in: the
+ * hand-over never deadlocks on them, and they end up served. */
+Test(api_attach, threads_busy_during_the_attach_are_served, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x6000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(busy_child, &l), 0);
+}
+
 /* The supervisor of this test: the secbpf-supervisor whose command line
  * carries our unique marker. */
 static pid_t find_supervisor(unsigned long marker)
