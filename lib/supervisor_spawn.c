@@ -142,6 +142,18 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 	}
 	lfd = h->listener_fd;
 	raw_format_int(c->listener_arg, lfd);
+	/* A caller that ignores SIGCHLD would have the supervisor reaped
+	 * behind our back, and its death go unseen: the default, for us. */
+	{
+		struct {
+			void *handler;
+			unsigned long flags;
+			void *restorer;
+			uint64_t mask;
+		} dfl = { 0 };
+
+		syscall(SYS_rt_sigaction, SIGCHLD, &dfl, NULL, sizeof(dfl.mask));
+	}
 	g = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, NULL);
 	if (g == 0)
 		raw_exec_supervisor(c, lfd);
@@ -159,8 +171,8 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 		if (stage == SPAWN_STAGE_SERVING || stage == SPAWN_STAGE_FAILED)
 			break;
 		r = syscall(SYS_wait4, g, &status, WNOHANG, NULL);
-		if (r == g) {
-			raw_fail(h, SPAWN_FAIL_EXITED, status);
+		if (r == g || (r < 0 && errno == ECHILD)) {
+			raw_fail(h, SPAWN_FAIL_EXITED, r == g ? status : 0xff00);
 			break;
 		}
 		raw_sleep_us(1000);

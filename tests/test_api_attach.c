@@ -445,6 +445,20 @@ static void dying_supervisor_child(void *arg)
 	CHECK(listen_err() == ENOSYS, 8);
 }
 
+/* A caller that ignores SIGCHLD: the supervisor's death is still seen. */
+static void dying_supervisor_sigchld_ignored_child(void *arg)
+{
+	signal(SIGCHLD, SIG_IGN);
+	dying_supervisor_child(arg);
+}
+
+Test(api_attach, a_supervisor_death_is_seen_when_the_caller_ignores_sigchld, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x7000000 + (unsigned long)getpid() };
+
+	cr_assert_eq(in_child(dying_supervisor_sigchld_ignored_child, &l), 0);
+}
+
 Test(api_attach, a_supervisor_that_dies_at_start_fails_closed, .timeout = 120)
 {
 	struct lockdown l = { .marker = 0x5000000 + (unsigned long)getpid() };
