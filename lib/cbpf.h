@@ -50,6 +50,18 @@ int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 void cbpf_prog_free(struct cbpf_prog *p);
 
 /*
+ * Where the listener guard looks (DESIGN §1): the seccomp() syscall on
+ * every arch libseccomp knows, as (AUDIT_ARCH, nr) pairs, x32's under
+ * AUDIT_ARCH_X86_64 with bit 30 in nr, without repeats. Writes at most max
+ * pairs to out and returns their number.
+ */
+struct cbpf_guard_target {
+	uint32_t arch;
+	uint32_t nr;
+};
+size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max);
+
+/*
  * The kernel's acceptance rules for a seccomp cBPF filter (sk_chk_filter
  * plus seccomp_check_filter): length 1..4096, known opcodes only, LD W ABS
  * aligned and inside seccomp_data, no other packet loads, M[] indices < 16,

@@ -1785,17 +1785,14 @@ static void em_class(struct em_ctx *c, const struct cbpf_arch_class *cl, uint32_
  * only cache-emulated instructions until it reads args, so other syscalls
  * stay provable by the kernel's action cache.
  */
-static void em_guard(struct em_ctx *c, uint32_t main_label)
+size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max)
 {
 	static const char *const arches[] = {
 		"x86_64", "x86", "x32", "aarch64", "arm", "riscv64", "ppc64le", "ppc64",
 		"ppc", "s390x", "s390", "mips", "mipsel", "mips64", "mipsel64", "mips64n32",
 		"mipsel64n32", "parisc", "parisc64", "loongarch64",
 	};
-	struct { uint32_t arch, nr[2]; unsigned n; } seen[32];
-	struct em *m = &c->m;
-	uint32_t check = em_label(m), deny = em_label(m), i, j, n = 0;
-	uint32_t labels[32];
+	size_t i, j, n = 0;
 
 	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
 		uint32_t tok = seccomp_arch_resolve_name(arches[i]), arch;
@@ -1808,17 +1805,40 @@ static void em_guard(struct em_ctx *c, uint32_t main_label)
 			continue;
 		/* x32 shares AUDIT_ARCH_X86_64; its numbers carry bit 30. */
 		arch = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
-		for (j = 0; j < n && seen[j].arch != arch; j++)
+		for (j = 0; j < n; j++)
+			if (out[j].arch == arch && out[j].nr == (uint32_t)nr)
+				break;
+		if (j < n || n == max)
+			continue;
+		out[n].arch = arch;
+		out[n].nr = (uint32_t)nr;
+		n++;
+	}
+	return n;
+}
+
+static void em_guard(struct em_ctx *c, uint32_t main_label)
+{
+	struct cbpf_guard_target t[64];
+	struct { uint32_t arch, nr[2]; unsigned n; } seen[32];
+	struct em *m = &c->m;
+	uint32_t check = em_label(m), deny = em_label(m), i, j, k, n = 0;
+	uint32_t labels[32];
+	size_t nt = cbpf_guard_targets(t, 64);
+
+	/* Grouped by arch: one arch test, then its numbers. */
+	for (k = 0; k < nt; k++) {
+		for (j = 0; j < n && seen[j].arch != t[k].arch; j++)
 			;
 		if (j == n) {
 			if (n == 32)
 				break;
-			seen[n].arch = arch;
+			seen[n].arch = t[k].arch;
 			seen[n].n = 0;
 			n++;
 		}
 		if (seen[j].n < 2)
-			seen[j].nr[seen[j].n++] = (uint32_t)nr;
+			seen[j].nr[seen[j].n++] = t[k].nr;
 	}
 	em(m, BPF_LD | BPF_W | BPF_ABS, EM_OFF_ARCH);
 	for (i = 0; i < n; i++) {

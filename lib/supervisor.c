@@ -172,35 +172,9 @@ static struct sock_filter *kernel_part(const struct sock_filter *insns, size_t l
  */
 static size_t listener_guard(struct sock_filter *out)
 {
-	static const char *const arches[] = {
-		"x86_64",    "x86",	    "x32",    "aarch64",  "arm",
-		"riscv64",   "ppc64le",	    "ppc64",  "ppc",	  "s390x",
-		"s390",	     "mips",	    "mipsel", "mips64",	  "mipsel64",
-		"mips64n32", "mipsel64n32", "parisc", "parisc64", "loongarch64",
-	};
-	uint32_t pairs[GUARD_MAX_PAIRS][2];
-	size_t npairs = 0, i, j, n = 0;
+	struct cbpf_guard_target pairs[GUARD_MAX_PAIRS];
+	size_t npairs = cbpf_guard_targets(pairs, GUARD_MAX_PAIRS), i, n = 0;
 
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
-		uint32_t tok = seccomp_arch_resolve_name(arches[i]), arch;
-		int nr;
-
-		if (!tok)
-			continue;
-		nr = seccomp_syscall_resolve_name_arch(tok, "seccomp");
-		if (nr < 0)
-			continue;
-		/* x32 runs under AUDIT_ARCH_X86_64 with bit 30 in nr. */
-		arch = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
-		for (j = 0; j < npairs; j++)
-			if (pairs[j][0] == arch && pairs[j][1] == (uint32_t)nr)
-				break;
-		if (j < npairs || npairs == GUARD_MAX_PAIRS)
-			continue;
-		pairs[npairs][0] = arch;
-		pairs[npairs][1] = (uint32_t)nr;
-		npairs++;
-	}
 	for (i = 0; i < npairs; i++) {
 		/* From insn 7 of block i to the deny RET: the blocks after
 		 * this one, then the JA. */
@@ -209,11 +183,11 @@ static size_t listener_guard(struct sock_filter *out)
 		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 							offsetof(struct seccomp_data, arch));
 		out[n++] =
-			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i][0], 0, 6);
+			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i].arch, 0, 6);
 		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 							offsetof(struct seccomp_data, nr));
 		out[n++] =
-			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i][1], 0, 4);
+			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i].nr, 0, 4);
 		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
 		out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 							SECCOMP_SET_MODE_FILTER, 0, 2);
