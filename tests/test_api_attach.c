@@ -17,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -407,6 +411,59 @@ Test(api_attach, killing_the_supervisor_fails_closed, .timeout = 120)
 	struct lockdown l = { .marker = 0x3000000 + (unsigned long)getpid() };
 
 	cr_assert_eq(in_child(killed_child, &l), 0);
+}
+
+/* An unprivileged target against its own supervisor: no ptrace, no
+ * reading its memory, no taking its listener with pidfd_getfd. */
+static void attacker_child(void *arg)
+{
+	struct lockdown *l = arg;
+	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_program *p = lockdown_prog(l);
+	char path[64], buf[16];
+	struct iovec local = { buf, sizeof(buf) }, remote;
+	long pidfd;
+	pid_t sup;
+	int fd;
+
+	CHECK(p, 2);
+	CHECK(setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0, 3);
+	/* A build directory nobody cannot reach: nothing to test. */
+	if (access(getenv("SECBPF_SUPERVISOR"), X_OK))
+		_exit(77);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 4);
+	CHECK(secbpf_program__attach(p, &o) == 0, 5);
+	sup = find_supervisor(l->marker);
+	CHECK(sup > 0, 6);
+	CHECK(syscall(SYS_ptrace, PTRACE_ATTACH, sup, 0, 0) < 0 && errno == EPERM, 7);
+	remote.iov_base = (void *)0x400000;
+	remote.iov_len = sizeof(buf);
+	CHECK(process_vm_readv(sup, &local, 1, &remote, 1, 0) < 0 && errno == EPERM, 8);
+	snprintf(path, sizeof(path), "/proc/%d/mem", sup);
+	fd = open(path, O_RDONLY);
+	CHECK(fd < 0 && errno == EACCES, 9);
+	pidfd = syscall(SYS_pidfd_open, sup, 0);
+	CHECK(pidfd >= 0, 10);
+	/* Its listener is one of its first fds: try them all. */
+	for (fd = 0; fd < 64; fd++)
+		CHECK(syscall(SYS_pidfd_getfd, pidfd, fd, 0) < 0 && errno == EPERM, 11);
+	/* And the filter still works as written. */
+	CHECK(sys_err(syscall(SYS_close, l->marker)) == EBADF, 12);
+	CHECK(listen_err() == EPERM, 13);
+}
+
+Test(api_attach, an_unprivileged_target_cannot_reach_into_its_supervisor, .timeout = 120)
+{
+	struct lockdown l = { .marker = 0x8000000 + (unsigned long)getpid() };
+
+	int rc;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become nobody");
+	rc = in_child(attacker_child, &l);
+	if (rc == 77)
+		cr_skip_test("uid 65534 cannot execute the built secbpf-supervisor");
+	cr_assert_eq(rc, 0);
 }
 
 static void missing_supervisor_child(void *arg)
