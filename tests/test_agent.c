@@ -8,10 +8,8 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +22,15 @@
 
 #include <secbpf/agent.h>
 
+#include "common.h"
+
 static char out[65536];
 static char dir[4096]; /* this test's scratch directory */
 static char sock[4200];
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "%s/secbpf-test-agent-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(dir));
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-agent");
 	snprintf(sock, sizeof(sock), "%s/agent.sock", dir);
 	cr_assert_not_null(getenv("SECBPF_AGENT_EXAMPLE"), "run the tests with meson test");
 	cr_assert_not_null(getenv("SECBPF_NOTIFY_PROBE"), "run the tests with meson test");
@@ -45,33 +38,14 @@ static void setup(void)
 
 static void teardown(void)
 {
-	if (dir[0])
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	test_remove_tree(dir);
 }
 
 TestSuite(agent, .init = setup, .fini = teardown);
 
 /* Run a shell command (printf-style) in the scratch directory, stderr
  * merged into stdout (kept in out); returns the exit status or -1. */
-static int shell(const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && %s 2>&1", dir, args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define shell(fmt, ...) test_shell(out, sizeof(out), "cd '%s' && " fmt, dir, ##__VA_ARGS__)
 
 /*
  * Compile a filter sending getppid, getpgid and getsid to the agent with

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "common.h"
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -660,36 +661,9 @@ static int program_stateless(struct verdict *v)
 
 Test(attach, attach_program_installs_the_seed_sample)
 {
-	/* In samples/ of the build directory, or in the build directory
-	 * itself (where a top-level custom_target puts it). */
-	snprintf(obj_path, sizeof(obj_path), "%s/samples/seed_close.bpf.o",
-		 getenv("SECBPF_BUILD_DIR"));
-	if (access(obj_path, R_OK))
-		snprintf(obj_path, sizeof(obj_path), "%s/seed_close.bpf.o",
-			 getenv("SECBPF_BUILD_DIR"));
+	test_sample_path(obj_path, sizeof(obj_path), "seed_close");
 	in_child(program_stateless);
 }
-
-static const char stateful_src[] = "#include <secbpf/filter.h>\n"
-				   "struct {\n"
-				   "	__uint(type, BPF_MAP_TYPE_ARRAY);\n"
-				   "	__uint(max_entries, 1);\n"
-				   "	__type(key, __u32);\n"
-				   "	__type(value, __u64);\n"
-				   "} counts SEC(\".maps\");\n"
-				   "SEC(\"seccomp\")\n"
-				   "int count_closes(struct seccomp_data *ctx)\n"
-				   "{\n"
-				   "	__u32 k = 0;\n"
-				   "	__u64 *v;\n"
-				   "	if (ctx->nr != __NR_close)\n"
-				   "		return SECCOMP_RET_ALLOW;\n"
-				   "	v = bpf_map_lookup_elem(&counts, &k);\n"
-				   "	if (v)\n"
-				   "		__sync_fetch_and_add(v, 1);\n"
-				   "	return SECCOMP_RET_ALLOW;\n"
-				   "}\n"
-				   "char _license[] SEC(\"license\") = \"GPL\";\n";
 
 static int program_stateful(struct verdict *v)
 {
@@ -716,16 +690,12 @@ static int program_stateful(struct verdict *v)
 
 Test(attach, attach_program_refuses_a_filter_that_needs_the_supervisor)
 {
-	char dir[] = "/tmp/test_attach-XXXXXX", src[4200], cmd[16384];
-	FILE *f;
+	char dir[] = "/tmp/test_attach-XXXXXX", cmd[16384];
+	const char *src;
 
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(src, sizeof(src), "%s/count_closes.c", dir);
+	src = test_write_filter(dir, "count_closes", test_count_closes_body);
 	snprintf(obj_path, sizeof(obj_path), "%s/count_closes.o", dir);
-	f = fopen(src, "w");
-	cr_assert_not_null(f);
-	fputs(stateful_src, f);
-	fclose(f);
 	/* This test is about attach, not cc: leak checks of `secbpf cc` in a
 	 * sanitizer build are test_cli's business. */
 	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=detect_leaks=0 '%s' cc '%s' -o '%s'",

@@ -5,37 +5,21 @@
  * status (DESIGN §5 is the contract).
  */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
+
 static char out[65536];
 
 /* Run `$SECBPF <args>` through the shell with stderr merged into stdout;
  * returns the exit status (or -1 on a signal) and leaves output in out[]. */
-static int secbpf(const char *fmt, ...)
-{
-	char args[2048], cmd[4096];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s 2>&1", getenv("SECBPF_BUILD_DIR"),
-		 getenv("SECBPF"), args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define secbpf(fmt, ...)                                                                           \
+	test_shell(out, sizeof(out), "cd '%s' && '%s' " fmt, getenv("SECBPF_BUILD_DIR"),           \
+		   getenv("SECBPF"), ##__VA_ARGS__)
 
 static const char *src(const char *rel)
 {

@@ -8,7 +8,6 @@
  */
 #include <criterion/criterion.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
+
 static char out[1 << 17];
 
 /* Run `$SECBPF <args>`, stderr merged into stdout; returns the status. */
-static int secbpf(const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", getenv("SECBPF"), args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define secbpf(fmt, ...) test_shell(out, sizeof(out), "'%s' " fmt, getenv("SECBPF"), ##__VA_ARGS__)
 
 static void sample(char *buf, size_t size, const char *name)
 {

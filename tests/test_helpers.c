@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "maps.h"
 #include "object.h"
 #include "runtime.h"
@@ -29,35 +30,15 @@ static char secret[64] = "parent";
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "%s/secbpf-helpers-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	test_scratch_dir(tmpdir, sizeof(tmpdir), "secbpf-helpers");
 }
 
 static void teardown(void)
 {
-	char cmd[8192];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		cr_expect_eq(system(cmd), 0);
-	}
+	cr_expect_eq(test_remove_tree(tmpdir), 0);
 }
 
 TestSuite(helpers, .init = setup, .fini = teardown);
-
-static void compile(const char *name, char *out, size_t size)
-{
-	const char *src = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
-	char cmd[16384];
-
-	snprintf(out, size, "%s/%s.bpf.o", tmpdir, name);
-	snprintf(cmd, sizeof(cmd),
-		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
-		 "-I'%s/include' -c '%s/tests/helpers/%s.bpf.c' -o '%s'",
-		 src, src, name, out);
-	cr_assert_eq(system(cmd), 0, "cannot compile: %s", cmd);
-}
 
 static struct object *open_test_object(const char *name)
 {
@@ -65,7 +46,7 @@ static struct object *open_test_object(const char *name)
 	struct object *obj;
 	char path[8192];
 
-	compile(name, path, sizeof(path));
+	test_compile_helper(tmpdir, name, path, sizeof(path));
 	obj = object_open_file(path, &err);
 	cr_assert_not_null(obj, "%s", err.msg);
 	return obj;
@@ -584,7 +565,7 @@ Test(helpers, secbpf_test_with_helpers)
 
 	if (!secbpf)
 		cr_skip_test("SECBPF is not set");
-	compile("control", obj, sizeof(obj));
+	test_compile_helper(tmpdir, "control", obj, sizeof(obj));
 	snprintf(cmd, sizeof(cmd), "'%s' test '%s:loop_errno' --nr getpid --arg 7 --arg 100",
 		 secbpf, obj);
 	p = popen(cmd, "r");
@@ -593,7 +574,7 @@ Test(helpers, secbpf_test_with_helpers)
 	cr_assert_eq(pclose(p), 0);
 	cr_assert_str_eq(out, "ERRNO(7)\n");
 
-	compile("maps", obj, sizeof(obj));
+	test_compile_helper(tmpdir, "maps", obj, sizeof(obj));
 	snprintf(cmd, sizeof(cmd), "'%s' test '%s:count' --nr getpid", secbpf, obj);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);

@@ -7,9 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,97 +16,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
+
 static char out[65536];
 static char dir[4096];	 /* this test's scratch directory */
 static char probe[4200]; /* the close_probe program */
 static char seed[4200];	 /* the seed sample object */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-/* The seed sample built by meson: samples/ in the build directory, or
- * the build directory itself (where a top-level custom_target puts it). */
-static void seed_path(char *buf, size_t size)
-{
-	const char *build = getenv("SECBPF_BUILD_DIR");
-
-	snprintf(buf, size, "%s/samples/seed_close.bpf.o", build);
-	if (access(buf, R_OK) == 0)
-		return;
-	snprintf(buf, size, "%s/seed_close.bpf.o", build);
-}
-
 /* Use the probe meson built ($SECBPF_CLOSE_PROBE), else build it here. */
 static void setup(void)
 {
-	const char *built = getenv("SECBPF_CLOSE_PROBE");
-	const char *cc = getenv("CC");
-	char cmd[16384];
-
-	snprintf(dir, sizeof(dir), "%s/secbpf-test-run-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(dir));
-	seed_path(seed, sizeof(seed));
-	if (built && *built && access(built, X_OK) == 0) {
-		snprintf(probe, sizeof(probe), "%s", built);
-		return;
-	}
-	snprintf(probe, sizeof(probe), "%s/close_probe", dir);
-	snprintf(cmd, sizeof(cmd), "'%s' -O1 -o '%s' '%s/tests/progs/close_probe.c'",
-		 cc && *cc ? cc : "cc", probe, getenv("SECBPF_SOURCE_DIR"));
-	cr_assert_eq(system(cmd), 0, "cannot build the probe: %s", cmd);
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-run");
+	test_sample_path(seed, sizeof(seed), "seed_close");
+	test_probe(probe, sizeof(probe), "SECBPF_CLOSE_PROBE", dir, "close_probe", "");
 }
 
 static void teardown(void)
 {
-	if (dir[0])
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	test_remove_tree(dir);
 }
 
 TestSuite(run, .init = setup, .fini = teardown);
 
 /* Run `$SECBPF run <args>` in the scratch directory, stderr merged into
- * stdout; returns the exit status (-1 if the shell was killed). */
-static int secbpf_run(const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' run %s 2>&1", dir, getenv("SECBPF"), args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+ * stdout (kept in out); returns the exit status (-1 if the shell was killed). */
+#define secbpf_run(fmt, ...)                                                                       \
+	test_shell(out, sizeof(out), "cd '%s' && '%s' run " fmt, dir, getenv("SECBPF"),            \
+		   ##__VA_ARGS__)
 
 /* Write a filter source into the scratch directory; returns its path. */
 static const char *filter(const char *name, const char *body)
 {
-	static char path[4][4200];
-	static int i;
-	FILE *f;
-
-	i = (i + 1) % 4;
-	snprintf(path[i], sizeof(path[i]), "%s/%s.c", dir, name);
-	f = fopen(path[i], "w");
-	cr_assert_not_null(f);
-	fprintf(f,
-		"#include <secbpf/filter.h>\n"
-		"%s\n"
-		"char _license[] SEC(\"license\") = \"GPL\";\n",
-		body);
-	fclose(f);
-	return path[i];
+	return test_write_filter(dir, name, body);
 }
 
 /* A filter named fn: close(fd) gets action, the rest is allowed. */
@@ -136,15 +75,9 @@ static const char *close_filter(const char *fn, int fd, const char *action)
 Test(run, the_probe_is_unfiltered_without_secbpf)
 {
 	char cmd[8400];
-	FILE *p;
-	size_t n;
 
 	snprintf(cmd, sizeof(cmd), "'%s'", probe);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	cr_assert_eq(pclose(p), 0);
+	cr_assert_eq(test_capture(out, sizeof(out), cmd), 0);
 	cr_assert_str_eq(out, UNFILTERED);
 }
 
@@ -246,24 +179,7 @@ Test(run, set_writes_a_const_volatile_global)
 
 Test(run, a_stateful_filter_runs_under_the_supervisor)
 {
-	const char *f = filter("count_closes", "struct {\n"
-					       "	__uint(type, BPF_MAP_TYPE_ARRAY);\n"
-					       "	__uint(max_entries, 1);\n"
-					       "	__type(key, __u32);\n"
-					       "	__type(value, __u64);\n"
-					       "} counts SEC(\".maps\");\n"
-					       "SEC(\"seccomp\")\n"
-					       "int count_closes(struct seccomp_data *ctx)\n"
-					       "{\n"
-					       "	__u32 k = 0;\n"
-					       "	__u64 *v;\n"
-					       "	if (ctx->nr != __NR_close)\n"
-					       "		return SECCOMP_RET_ALLOW;\n"
-					       "	v = bpf_map_lookup_elem(&counts, &k);\n"
-					       "	if (v)\n"
-					       "		__sync_fetch_and_add(v, 1);\n"
-					       "	return SECCOMP_RET_ALLOW;\n"
-					       "}\n");
+	const char *f = filter("count_closes", test_count_closes_body);
 	char marker[4200];
 
 	snprintf(marker, sizeof(marker), "%s/ran", dir);
@@ -476,17 +392,9 @@ Test(run, a_filter_denying_seccomp_stops_the_next_install)
 static const char *notify_probe(void)
 {
 	static char path[4200];
-	const char *built = getenv("SECBPF_NOTIFY_PROBE");
-	const char *cc = getenv("CC");
-	char cmd[16384];
 
-	if (built && *built && access(built, X_OK) == 0)
-		return built;
-	snprintf(path, sizeof(path), "%s/notify_probe", dir);
-	snprintf(cmd, sizeof(cmd), "'%s' -O1 -pthread -o '%s' '%s/tests/progs/notify_probe.c'",
-		 cc && *cc ? cc : "cc", path, getenv("SECBPF_SOURCE_DIR"));
-	cr_assert_eq(system(cmd), 0, "cannot build the probe: %s", cmd);
-	return path;
+	return test_probe(path, sizeof(path), "SECBPF_NOTIFY_PROBE", dir, "notify_probe",
+			  "-pthread ");
 }
 
 /* A file of the scratch directory, NUL-terminated, in a static buffer. */

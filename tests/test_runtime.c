@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "maps.h"
 #include "object.h"
 #include "runtime.h"
@@ -21,19 +22,12 @@ static char tmpdir[4096];
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "%s/secbpf-runtime-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	test_scratch_dir(tmpdir, sizeof(tmpdir), "secbpf-runtime");
 }
 
 static void teardown(void)
 {
-	char cmd[8192];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		cr_expect_eq(system(cmd), 0);
-	}
+	cr_expect_eq(test_remove_tree(tmpdir), 0);
 }
 
 TestSuite(runtime, .init = setup, .fini = teardown);
@@ -41,17 +35,11 @@ TestSuite(runtime, .init = setup, .fini = teardown);
 /* Compile tests/helpers/NAME.bpf.c and open it. */
 static struct object *open_test_object(const char *name)
 {
-	const char *src = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
 	struct secbpf_err err = { { 0 } };
-	char cmd[16384], out[8192];
 	struct object *obj;
+	char out[8192];
 
-	snprintf(out, sizeof(out), "%s/%s.bpf.o", tmpdir, name);
-	snprintf(cmd, sizeof(cmd),
-		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
-		 "-I'%s/include' -c '%s/tests/helpers/%s.bpf.c' -o '%s'",
-		 src, src, name, out);
-	cr_assert_eq(system(cmd), 0, "cannot compile: %s", cmd);
+	test_compile_helper(tmpdir, name, out, sizeof(out));
 	obj = object_open_file(out, &err);
 	cr_assert_not_null(obj, "%s", err.msg);
 	return obj;

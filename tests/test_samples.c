@@ -6,8 +6,6 @@
  * compiled cBPF is checked to be small and free of supervisor paths.
  */
 #include <criterion/criterion.h>
-#include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,50 +13,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
+
 static char out[65536];
 static char dir[4096]; /* this test's scratch directory */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "%s/secbpf-test-samples-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(dir));
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-samples");
 }
 
 static void teardown(void)
 {
-	if (dir[0])
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	test_remove_tree(dir);
 }
 
 TestSuite(samples, .init = setup, .fini = teardown, .timeout = 120);
 
 /* Run a shell command in the scratch directory, stderr merged into stdout;
  * returns the exit status (-1 if the shell was killed), output in out[]. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[16384], full[20600];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	snprintf(full, sizeof(full), "cd '%s' && { %s ; } 2>&1", dir, cmd);
-	p = popen(full, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define sh(fmt, ...) test_shell(out, sizeof(out), "cd '%s' && { " fmt " ; }", dir, ##__VA_ARGS__)
 
 static const char *tool(void)
 {

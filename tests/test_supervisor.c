@@ -10,10 +10,8 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <ftw.h>
 #include <linux/audit.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +23,7 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "common.h"
 #include "cbpf.h"
 #include "object.h"
 #include "runtime.h"
@@ -34,62 +33,25 @@ static char out[65536];
 static char dir[4096];	 /* this test's scratch directory */
 static char probe[4200]; /* the notify_probe program */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 /* Use the probe meson built ($SECBPF_NOTIFY_PROBE), else build it here. */
 static void setup(void)
 {
-	const char *built = getenv("SECBPF_NOTIFY_PROBE");
-	const char *cc = getenv("CC");
-	char cmd[16384];
-
-	snprintf(dir, sizeof(dir), "%s/secbpf-test-sv-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(dir));
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-sv");
 	/* Readable by the unprivileged user of the ptrace test. */
 	chmod(dir, 0755);
-	if (built && *built && access(built, X_OK) == 0) {
-		snprintf(probe, sizeof(probe), "%s", built);
-		return;
-	}
-	snprintf(probe, sizeof(probe), "%s/notify_probe", dir);
-	snprintf(cmd, sizeof(cmd), "'%s' -O1 -pthread -o '%s' '%s/tests/progs/notify_probe.c'",
-		 cc && *cc ? cc : "cc", probe, getenv("SECBPF_SOURCE_DIR"));
-	cr_assert_eq(system(cmd), 0, "cannot build the probe: %s", cmd);
+	test_probe(probe, sizeof(probe), "SECBPF_NOTIFY_PROBE", dir, "notify_probe", "-pthread ");
 }
 
 static void teardown(void)
 {
-	if (dir[0])
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	test_remove_tree(dir);
 }
 
 TestSuite(supervisor, .init = setup, .fini = teardown);
 
 /* Run a shell command (printf-style) in the scratch directory, stderr
  * merged into stdout (kept in out); returns the exit status or -1. */
-static int shell(const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	size_t n;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && %s 2>&1", dir, args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define shell(fmt, ...) test_shell(out, sizeof(out), "cd '%s' && " fmt, dir, ##__VA_ARGS__)
 
 #define SECBPF_RUN "'%s' run "
 #define SECBPF_BIN getenv("SECBPF")
@@ -97,18 +59,7 @@ static int shell(const char *fmt, ...)
 /* Write a filter source into the scratch directory; returns its path. */
 static const char *filter(const char *name, const char *body)
 {
-	static char path[4][4200];
-	static int i;
-	FILE *f;
-
-	i = (i + 1) % 4;
-	snprintf(path[i], sizeof(path[i]), "%s/%s.c", dir, name);
-	f = fopen(path[i], "w");
-	cr_assert_not_null(f);
-	fprintf(f, "#include <secbpf/filter.h>\n%s\nchar _license[] SEC(\"license\") = \"GPL\";\n",
-		body);
-	fclose(f);
-	return path[i];
+	return test_write_filter(dir, name, body);
 }
 
 /* Compile a filter source to an object next to it; returns its path. */

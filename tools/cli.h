@@ -7,10 +7,12 @@
 #ifndef SECBPF_CLI_H
 #define SECBPF_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "object.h"
 
@@ -57,6 +59,24 @@ int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_se
  * the command in messages).
  */
 char *cli_resolve_command(const char *what, const char *cmd, int *status);
+
+/*
+ * exit_group without going through _exit(), for the child of run and
+ * native-run once its filters may be installed: a sanitizer's _exit hook
+ * would run leak checks, making syscalls the filters may deny. If even
+ * exit_group is denied, trap: the kernel kills us without a syscall.
+ */
+void cli_child_exit(int status) __attribute__((noreturn));
+
+/*
+ * Wait for pid, forwarding the signals of set (blocked by the caller with
+ * SIGCHLD, taken with sigwaitinfo: no handler, no global state) that a
+ * process sent us. A signal from the terminal (si_code SI_KERNEL) went to
+ * the whole foreground process group, the child included: not sent twice.
+ * *forwarded (if not NULL) is set once a signal was sent. Returns 0 with
+ * *status set, or -errno.
+ */
+int cli_wait_forwarding(pid_t pid, const sigset_t *set, int *status, bool *forwarded);
 
 /* Parse "VAR=VALUE" into a cli_set; prints an error and returns -1 if bad. */
 int cli_parse_set(const char *arg, struct cli_set *set);

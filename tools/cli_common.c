@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -389,4 +390,35 @@ void cli_print_value(FILE *f, const uint8_t *p, size_t n)
 		return;
 	}
 	fprintf(f, "%llu", (unsigned long long)v);
+}
+
+void cli_child_exit(int status)
+{
+	syscall(SYS_exit_group, status);
+	__builtin_trap();
+}
+
+int cli_wait_forwarding(pid_t pid, const sigset_t *set, int *status, bool *forwarded)
+{
+	siginfo_t info;
+	pid_t w;
+	int sig;
+
+	for (;;) {
+		w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		sig = sigwaitinfo(set, &info);
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (sig == SIGCHLD || info.si_code == SI_KERNEL)
+			continue;
+		if (kill(pid, sig) == 0 && forwarded)
+			*forwarded = true;
+	}
 }

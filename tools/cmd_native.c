@@ -217,15 +217,11 @@ struct native_report {
 	struct secbpf_err err;
 };
 
-static __attribute__((noreturn)) void native_child_exit(int status)
-{
-	syscall(SYS_exit_group, status);
-	__builtin_trap();
-}
-
 /* The child: CMD's signal mask, no_new_privs + attach of every program in
  * order, execve. After the last attach the only syscalls are execve and,
- * if it fails, exit_group. */
+ * if it fails, exit_group. Kept apart from run_child (cmd_run.c) on
+ * purpose: that one installs a cBPF stack (attach.h), maybe with a
+ * listener, in one call; only their exit is shared. */
 static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
 						   const struct native_prog *np, int n,
 						   const char *path, char **cmd_argv,
@@ -236,47 +232,19 @@ static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
 	if (sigprocmask(SIG_SETMASK, mask, NULL)) {
 		err_set(&r->err, errno, "cannot restore the signal mask: %s", strerror(errno));
 		__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-		native_child_exit(EXIT_RUN_FAILED);
+		cli_child_exit(EXIT_RUN_FAILED);
 	}
 	for (i = 0; i < n; i++) {
 		if (native_attach(abi, np[i].prog_fd, 0, &r->err)) {
 			__atomic_store_n(&r->stage, NATIVE_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-			native_child_exit(EXIT_RUN_FAILED);
+			cli_child_exit(EXIT_RUN_FAILED);
 		}
 	}
 	__atomic_store_n(&r->stage, NATIVE_STAGE_EXEC, __ATOMIC_RELEASE);
 	execve(path, cmd_argv, environ);
 	r->exec_errno = errno;
 	__atomic_store_n(&r->stage, NATIVE_STAGE_EXEC_FAILED, __ATOMIC_RELEASE);
-	native_child_exit(EXIT_CANNOT_EXEC);
-}
-
-/*
- * Wait for pid, forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT that a
- * process sent us (blocked by the caller with SIGCHLD, taken with
- * sigwaitinfo); terminal signals reached the child's group already.
- */
-static int native_wait(pid_t pid, const sigset_t *set, int *status)
-{
-	siginfo_t info;
-	pid_t w;
-	int sig;
-
-	for (;;) {
-		w = waitpid(pid, status, WNOHANG);
-		if (w == pid)
-			return 0;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		sig = sigwaitinfo(set, &info);
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (sig != SIGCHLD && info.si_code != SI_KERNEL)
-			kill(pid, sig);
-	}
+	cli_child_exit(EXIT_CANNOT_EXEC);
 }
 
 /* Fork, attach in the child, exec CMD; map what happened to an exit status. */
@@ -314,7 +282,7 @@ static int native_exec(const struct native_abi *abi, const struct native_prog *n
 	}
 	if (pid == 0)
 		native_child(abi, np, n, path, cmd_argv, &old, r);
-	rc = native_wait(pid, &set, &status);
+	rc = cli_wait_forwarding(pid, &set, &status, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		cli_error("native-run", "waiting for %s: %s", cmd_argv[0], strerror(-rc));

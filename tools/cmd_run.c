@@ -119,21 +119,10 @@ static void run_usage(FILE *f)
 		SUPERVISOR_MAX_WORKERS);
 }
 
-/*
- * exit_group without going through _exit(): a sanitizer's _exit hook would
- * run leak checks, making syscalls the installed filters may deny. If even
- * exit_group is denied, trap: the kernel kills us without a syscall.
- */
-static __attribute__((noreturn)) void child_exit(int status)
-{
-	syscall(SYS_exit_group, status);
-	__builtin_trap();
-}
-
 static __attribute__((noreturn)) void child_setup_failed(struct run_report *r)
 {
 	__atomic_store_n(&r->stage, RUN_STAGE_SETUP_FAILED, __ATOMIC_RELEASE);
-	child_exit(EXIT_RUN_FAILED);
+	cli_child_exit(EXIT_RUN_FAILED);
 }
 
 /*
@@ -175,39 +164,7 @@ static __attribute__((noreturn)) void run_child(const struct run_child *c)
 	e = errno;
 	r->exec_errno = e;
 	__atomic_store_n(&r->stage, RUN_STAGE_EXEC_FAILED, __ATOMIC_RELEASE);
-	child_exit(EXIT_CANNOT_EXEC);
-}
-
-/*
- * Wait for the child, forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT sent
- * to us by a process. The set (and SIGCHLD) is blocked by the caller and
- * taken with sigwaitinfo, so there is no handler and no global state. A
- * signal from the terminal (si_code SI_KERNEL) went to the whole
- * foreground process group, the child included: not sent twice.
- */
-static int wait_forwarding(pid_t pid, const sigset_t *set, int *status, bool *forwarded)
-{
-	siginfo_t info;
-	pid_t w;
-	int sig;
-
-	for (;;) {
-		w = waitpid(pid, status, WNOHANG);
-		if (w == pid)
-			return 0;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		sig = sigwaitinfo(set, &info);
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (sig == SIGCHLD || info.si_code == SI_KERNEL)
-			continue;
-		if (kill(pid, sig) == 0)
-			*forwarded = true;
-	}
+	cli_child_exit(EXIT_CANNOT_EXEC);
 }
 
 /*
@@ -243,8 +200,8 @@ struct run_supervision {
 /*
  * Be the supervisor of the child's listener until the child has exited
  * (reaped says it already has) and no process uses the filter any more
- * (the listener hangs up), forwarding signals as wait_forwarding does; the
- * set is taken from a signalfd. Every fd opened here is close-on-exec:
+ * (the listener hangs up), forwarding signals as cli_wait_forwarding
+ * does; the set is taken from a signalfd. Every fd opened here is close-on-exec:
  * until the child's execve completes, it shares our fd table. Returns 0
  * with *status set, or a negative errno after printing why (the child is
  * then killed and reaped: CMD must not run with nobody to answer its
@@ -407,7 +364,7 @@ static int run_and_wait(struct run_child *c, const char *cmd, const struct run_s
 	if (!sup) {
 		/* The child has its own copy of the filters and objects. */
 		release(arg);
-		rc = wait_forwarding(pid, &set, &status, &forwarded);
+		rc = cli_wait_forwarding(pid, &set, &status, &forwarded);
 	} else {
 		if (supervisor_ignore_stop_signals())
 			cli_error("run", "warning: cannot ignore job control signals: %s",

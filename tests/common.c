@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers shared by the Criterion suites: one version of what several
+ * suites need (see common.h), so that a fix to one reaches them all.
+ */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int test_capture(char *out, size_t size, const char *cmd)
+{
+	size_t n;
+	FILE *p;
+	int st;
+
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int test_shell(char *out, size_t size, const char *fmt, ...)
+{
+	char cmd[32768];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n + sizeof(" 2>&1") <= sizeof(cmd), "command too long");
+	strcpy(cmd + n, " 2>&1");
+	return test_capture(out, size, cmd);
+}
+
+void test_scratch_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "%s/%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+int test_remove_tree(const char *dir)
+{
+	if (!dir[0])
+		return 0;
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void test_sample_path(char *buf, size_t size, const char *name)
+{
+	const char *build = getenv("SECBPF_BUILD_DIR");
+
+	snprintf(buf, size, "%s/samples/%s.bpf.o", build, name);
+	if (access(buf, R_OK) == 0)
+		return;
+	snprintf(buf, size, "%s/%s.bpf.o", build, name);
+}
+
+const char *test_probe(char *path, size_t size, const char *env, const char *dir, const char *name,
+		       const char *cflags)
+{
+	const char *built = getenv(env);
+	const char *cc = getenv("CC");
+	char cmd[16384];
+
+	if (built && *built && access(built, X_OK) == 0) {
+		snprintf(path, size, "%s", built);
+		return path;
+	}
+	snprintf(path, size, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "'%s' -O1 %s-o '%s' '%s/tests/progs/%s.c'",
+		 cc && *cc ? cc : "cc", cflags, path, getenv("SECBPF_SOURCE_DIR"), name);
+	cr_assert_eq(system(cmd), 0, "cannot build the probe: %s", cmd);
+	return path;
+}
+
+const char *test_write_filter(const char *dir, const char *name, const char *body)
+{
+	static char path[4][4200];
+	static int i;
+	FILE *f;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/%s.c", dir, name);
+	f = fopen(path[i], "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#include <secbpf/filter.h>\n%s\nchar _license[] SEC(\"license\") = \"GPL\";\n",
+		body);
+	fclose(f);
+	return path[i];
+}
+
+void test_compile_helper(const char *dir, const char *name, char *obj, size_t size)
+{
+	const char *src = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
+	char cmd[16384];
+
+	snprintf(obj, size, "%s/%s.bpf.o", dir, name);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
+		 "-I'%s/include' -c '%s/tests/helpers/%s.bpf.c' -o '%s'",
+		 src, src, name, obj);
+	cr_assert_eq(system(cmd), 0, "cannot compile: %s", cmd);
+}
+
+const char test_count_closes_body[] = "struct {\n"
+				      "	__uint(type, BPF_MAP_TYPE_ARRAY);\n"
+				      "	__uint(max_entries, 1);\n"
+				      "	__type(key, __u32);\n"
+				      "	__type(value, __u64);\n"
+				      "} counts SEC(\".maps\");\n"
+				      "SEC(\"seccomp\")\n"
+				      "int count_closes(struct seccomp_data *ctx)\n"
+				      "{\n"
+				      "	__u32 k = 0;\n"
+				      "	__u64 *v;\n"
+				      "	if (ctx->nr != __NR_close)\n"
+				      "		return SECCOMP_RET_ALLOW;\n"
+				      "	v = bpf_map_lookup_elem(&counts, &k);\n"
+				      "	if (v)\n"
+				      "		__sync_fetch_and_add(v, 1);\n"
+				      "	return SECCOMP_RET_ALLOW;\n"
+				      "}\n";
