@@ -38,6 +38,7 @@
 #include "object.h"
 #include "runtime.h"
 #include "supervisor.h"
+#include "bench_stats.h"
 
 #if !defined(__x86_64__)
 #error "bench_notify issues raw x86_64 syscalls"
@@ -411,19 +412,6 @@ static long map_total(struct runtime *rt)
 			total += (long)v;
 	}
 	return total;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void print_load(const char *when)

@@ -31,6 +31,7 @@
 #include "cbpf.h"
 #include "object.h"
 #include "policies/docker_like.h"
+#include "bench_stats.h"
 
 #if !defined(__x86_64__)
 #error "bench_syscall measures the x86_64 Docker-like policy"
@@ -506,19 +507,6 @@ static struct sample measure(const struct filter *f, long iters)
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		die(f ? f->name : "no filter", "the measuring child failed");
 	return s;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static const char *ret_name(long r)

@@ -129,7 +129,7 @@ static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_chi
 static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 {
 	struct spawn_handoff *h = c->h;
-	int stage, lfd, status, e;
+	int stage, lfd, status, e, pending;
 	long g, r;
 
 	for (;;) {
@@ -159,9 +159,15 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 		raw_exec_supervisor(c, lfd);
 	e = errno;
 	/* The supervisor has its own copy now (or none will ever exist):
-	 * the filtered process must never hold its own listener. */
-	syscall(SYS_close, lfd);
-	__atomic_store_n(&h->closed, 1, __ATOMIC_RELEASE);
+	 * the filtered process must never hold its own listener. Unless the
+	 * caller already gave up and closed it (then the number may name
+	 * another fd by now). */
+	pending = SPAWN_CLOSE_PENDING;
+	if (__atomic_compare_exchange_n(&h->closed, &pending, SPAWN_CLOSE_HELPER, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		syscall(SYS_close, lfd);
+		__atomic_store_n(&h->closed, SPAWN_CLOSE_DONE, __ATOMIC_RELEASE);
+	}
 	if (g < 0) {
 		raw_fail(h, SPAWN_FAIL_FORK, e);
 		raw_exit(0);
@@ -428,7 +434,7 @@ static int wait_handoff(struct spawn_handoff *h, unsigned int timeout_ms)
 
 	for (;;) {
 		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&h->closed, __ATOMIC_ACQUIRE) &&
+		if (__atomic_load_n(&h->closed, __ATOMIC_ACQUIRE) == SPAWN_CLOSE_DONE &&
 		    (stage == SPAWN_STAGE_SERVING || stage == SPAWN_STAGE_FAILED))
 			return stage;
 		if (++spins % 4096 == 0 &&
@@ -518,8 +524,12 @@ int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_ta
 	stage = wait_handoff(r.h, opts->timeout_ms ? opts->timeout_ms : 30000);
 	if (stage == -ETIMEDOUT) {
 		/* Never keep our own listener: if the helper did not take
-		 * it out, nobody serves it; closing it fails closed. */
-		if (!__atomic_load_n(&r.h->closed, __ATOMIC_ACQUIRE))
+		 * it out, nobody serves it; closing it fails closed. If the
+		 * helper claimed it, it closes it in a moment. */
+		int pending = SPAWN_CLOSE_PENDING;
+
+		if (__atomic_compare_exchange_n(&r.h->closed, &pending, SPAWN_CLOSE_CALLER, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			close(lfd);
 		rc = err_set(err, ETIMEDOUT, "the supervisor %s did not start in time" STAYS, exe);
 		goto out;

@@ -48,13 +48,23 @@ enum spawn_fail {
 	SPAWN_FAIL_SUPERVISOR, /* the supervisor said why, in msg */
 };
 
+/* Who closes the listener in the caller's table: claimed with a
+ * compare-and-swap from PENDING, so that it is closed exactly once and
+ * never a later fd that reuses its number. */
+enum spawn_close {
+	SPAWN_CLOSE_PENDING,
+	SPAWN_CLOSE_HELPER, /* the helper claimed it and is closing it */
+	SPAWN_CLOSE_CALLER, /* the caller gave up waiting and closed it */
+	SPAWN_CLOSE_DONE,   /* the helper closed it */
+};
+
 /* The shared page (a memfd, so that it survives the supervisor's execve). */
 struct spawn_handoff {
 	uint32_t magic;
 	uint32_t version;
 	int stage;
 	int listener_fd; /* in the caller's fd table */
-	int closed;	 /* the helper closed listener_fd in the caller's table */
+	int closed;	 /* SPAWN_CLOSE_*: who closes listener_fd in the caller's table */
 	int fail_kind;
 	int error;
 	char msg[SECBPF_ERR_MAX];
