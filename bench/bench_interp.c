@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "interp.h"
+#include "vm/interp.h"
 
 #define INSN(c, d, s, o, i)						\
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s),	\

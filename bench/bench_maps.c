@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "maps.h"
+#include "vm/maps.h"
 
 #define ENTRIES 1024
 #define KEYS 4096 /* mask for the key sequence */

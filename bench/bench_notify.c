@@ -2,7 +2,7 @@
 /*
  * What a notified syscall costs, side by side in one run: no filter; the
  * floor, a minimal supervisor that answers every notification with
- * CONTINUE; and secbpf's supervisor (lib/supervisor.c, set up as `secbpf
+ * CONTINUE; and secbpf's supervisor (lib/supervisor/supervisor.c, set up as `secbpf
  * run` sets it up) running a program that updates a hash map on every
  * notification. Single- and multi-threaded targets, paired rounds,
  * medians and ratios to the floor measured in the same round.
@@ -32,12 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
-#include "cbpf.h"
-#include "maps.h"
-#include "object.h"
-#include "runtime.h"
-#include "supervisor.h"
+#include "install/attach.h"
+#include "cbpf/cbpf.h"
+#include "vm/maps.h"
+#include "object/object.h"
+#include "vm/runtime.h"
+#include "supervisor/supervisor.h"
 #include "bench_stats.h"
 
 #if !defined(__x86_64__)

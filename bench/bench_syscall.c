@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
-#include "cbpf.h"
-#include "object.h"
+#include "install/attach.h"
+#include "cbpf/cbpf.h"
+#include "object/object.h"
 #include "policies/docker_like.h"
 #include "bench_stats.h"
 

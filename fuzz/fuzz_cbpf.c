@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cbpf.h"
-#include "insn.h"
-#include "runtime.h"
+#include "cbpf/cbpf.h"
+#include "vm/insn.h"
+#include "vm/runtime.h"
 #include "../tests/cbpf/diff.h"
 #include "../tests/cbpf/gen_prog.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness for lib/insn.c: the input is used both as instructions
+ * libFuzzer harness for lib/vm/insn.c: the input is used both as instructions
  * (validated with every flag combination and disassembled slot by slot) and
  * as assembly text, whose output, when accepted, goes through the same path.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insn.h"
+#include "vm/insn.h"
 
 /* Validates and disassembles a program; any crash or sanitizer report fails. */
 static void exercise(const struct bpf_insn *insns, size_t cnt, unsigned seed)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness for the object loader (lib/object.c): any byte string
+ * libFuzzer harness for the object loader (lib/object/object.c): any byte string
  * must either load or fail with a message, never crash or read out of
  * bounds. Loaded objects also go through program lookup and --set.
  */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "object.h"
+#include "object/object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helper_protos.h"
-#include "insn.h"
-#include "interp.h"
-#include "object.h"
-#include "verifier.h"
+#include "vm/helper_protos.h"
+#include "vm/insn.h"
+#include "vm/interp.h"
+#include "object/object.h"
+#include "verifier/verifier.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

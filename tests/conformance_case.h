@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "common/err.h"
 
 struct conformance_case {
 	struct bpf_insn *insns;

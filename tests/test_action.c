@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/action.c: printing as `secbpf test` does and the kernel's
+ * Tests for lib/install/action.c: printing as `secbpf test` does and the kernel's
  * precedence between stacked filters.
  */
 #include <criterion/criterion.h>
 #include <linux/seccomp.h>
 
-#include "action.h"
+#include "install/action.h"
 
 static const char *fmt(uint32_t ret)
 {

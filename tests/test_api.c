@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for the public API (include/secbpf.h, lib/api.c) on the seed
+ * Tests for the public API (include/secbpf.h, lib/api/api.c) on the seed
  * sample: opening, finding programs, knobs, test runs and error reporting.
  */
 #include <criterion/criterion.h>

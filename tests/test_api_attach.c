@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * secbpf_attach() (lib/api_attach.c, lib/supervisor_spawn.c,
+ * secbpf_attach() (lib/api/api_attach.c, lib/supervisor/supervisor_spawn.c,
  * tools/secbpf_supervisor.c): real processes attach real filters to
  * themselves, stateless and stateful, single- and multi-threaded, and the
  * failure paths leave them either unfiltered (nothing installed) or fail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/attach.c with real filters in real processes: each case
+ * Tests of lib/install/attach.c with real filters in real processes: each case
  * runs in a forked child (a filter cannot be removed) that reports the
  * first failed check through a shared page.
  */
@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "install/attach.h"
 #include "common.h"
 
 #if defined(__x86_64__)

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cbpf.h"
-#include "object.h"
-#include "runtime.h"
+#include "cbpf/cbpf.h"
+#include "object/object.h"
+#include "vm/runtime.h"
 #include "cbpf/diff.h"
 #include "cbpf/gen_prog.h"
 

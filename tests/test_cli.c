@@ -2,7 +2,7 @@
 /*
  * End-to-end tests of the secbpf tool (tools/): the commands run as a user
  * would run them, on the samples built by meson, checking output and exit
- * status (DESIGN §5 is the contract).
+ * status (docs/design.md §5 is the contract).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/events.c, the ring buffer reader of `secbpf run --events`:
+ * Tests of lib/vm/events.c, the ring buffer reader of `secbpf run --events`:
  * the line format, and the reader thread against producer threads on a
  * small ring that wraps many times (every record printed exactly once, in
  * each producer's order), wake-ups with BPF_RB_NO_WAKEUP and
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "events.h"
-#include "maps.h"
+#include "vm/events.h"
+#include "vm/maps.h"
 
 static struct map *ring(const char *name, uint32_t size)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/helpers.c on real tasks: forked children stand for the
+ * Tests of lib/vm/helpers.c on real tasks: forked children stand for the
  * process that made a syscall (their /proc/PID/mem opened as the supervisor
  * would), and each helper family's object from tests/helpers runs on them
  * through runtime_run_task. Also `secbpf test` on an object with helpers.
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "maps.h"
-#include "object.h"
-#include "runtime.h"
+#include "vm/maps.h"
+#include "object/object.h"
+#include "vm/runtime.h"
 
 static char tmpdir[4096];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/insn.c: the bpf_conformance corpus through the assembler and
+ * Tests of lib/vm/insn.c: the bpf_conformance corpus through the assembler and
  * the validator (every positive case accepted, every negative one rejected),
  * exact disassembler strings, helper lookups, and random-input robustness.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insn.h"
+#include "vm/insn.h"
 
 #define CONF_DEFAULT_DIR "/work/shared/conformance"
 

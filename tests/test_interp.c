@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/interp.c: every instruction class with its edge cases, the
+ * Tests for lib/vm/interp.c: every instruction class with its edge cases, the
  * memory checks at the exact ends of every region, calls, helpers, limits,
  * and concurrent runs of one interp. Programs are raw struct bpf_insn arrays.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "interp.h"
+#include "vm/interp.h"
 
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/maps.c: every map type's operations and kernel error codes,
+ * Tests for lib/vm/maps.c: every map type's operations and kernel error codes,
  * LRU eviction, queue/stack and ring buffer wraparound, iteration, and
  * multi-threaded exactness (run under ASan/UBSan and TSan as well).
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maps.h"
+#include "vm/maps.h"
 
 #ifndef TEST_MAPS_NO_CRITERION
 #include <criterion/criterion.h>
@@ -68,7 +68,7 @@ static void shim_check(bool ok, const char *expr, const char *file, int line)
 /*
  * liburcu is not instrumented: malloc/free pairs inside it (rcu_barrier's
  * completion, call_rcu queues) are ordered by futexes TSan cannot see. Our
- * own callbacks still are checked; lib/maps.c annotates RCU ordering.
+ * own callbacks still are checked; lib/vm/maps.c annotates RCU ordering.
  */
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)

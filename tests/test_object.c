@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for the object loader (lib/object.c): filters under tests/objects/
+ * Tests for the object loader (lib/object/object.c): filters under tests/objects/
  * are compiled with clang into a temporary directory, loaded, and checked;
  * corrupted and truncated copies must fail with a message, never crash.
  */
@@ -19,8 +19,8 @@
 #include <criterion/criterion.h>
 #include <linux/seccomp.h>
 
-#include "insn.h"
-#include "object.h"
+#include "vm/insn.h"
+#include "object/object.h"
 
 static char tmpdir[64];
 

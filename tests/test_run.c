@@ -2,7 +2,7 @@
 /*
  * End-to-end tests of `secbpf run` (tools/cmd_run.c): real commands under
  * real filters, checking what the filtered programs see and the exit
- * statuses of DESIGN §5. The probe is tests/progs/close_probe.c.
+ * statuses of docs/design.md §5. The probe is tests/progs/close_probe.c.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/runtime.c: real maps for every map of an object, .rodata
+ * Tests of lib/vm/runtime.c: real maps for every map of an object, .rodata
  * frozen and read-only to programs, tail calls through a program array,
  * and concurrent runs from worker threads with exact shared counters. The
  * programs are the tests/helpers objects, compiled here with clang.
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "maps.h"
-#include "object.h"
-#include "runtime.h"
+#include "vm/maps.h"
+#include "object/object.h"
+#include "vm/runtime.h"
 
 static char tmpdir[4096];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/supervisor.c: the reply table of DESIGN §1, the stack
+ * Tests of lib/supervisor/supervisor.c: the reply table of docs/design.md §1, the stack
  * layout (checked by simulation, as every generated cBPF is), the combined
  * decision of several programs, and end-to-end runs of `secbpf run` with
  * stateful filters on real processes (tests/progs/notify_probe.c): exact
@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "action.h"
+#include "install/action.h"
 #include "common.h"
-#include "cbpf.h"
-#include "object.h"
-#include "runtime.h"
-#include "supervisor.h"
+#include "cbpf/cbpf.h"
+#include "object/object.h"
+#include "vm/runtime.h"
+#include "supervisor/supervisor.h"
 
 static char out[65536];
 static char dir[4096];	 /* this test's scratch directory */

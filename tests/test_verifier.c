@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/verifier*.c and lib/policy.c: every program of the corpus in
+ * Tests for lib/verifier*.c and lib/install/policy.c: every program of the corpus in
  * tests/verifier/ (assembly and C, each stating its expected verdict), plus
  * unit tests of scalar tracking, facts, messages and the loading policy.
  *
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "insn.h"
+#include "vm/insn.h"
 #include "verifier_corpus.h"
-#include "object.h"
-#include "policy.h"
-#include "verifier.h"
+#include "object/object.h"
+#include "install/policy.h"
+#include "verifier/verifier.h"
 
 struct corpus_case {
 	char path[512];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insn.h"
+#include "vm/insn.h"
 #include "verifier_corpus.h"
 
 #define MAGIC_MAP 0x5ecb9001

@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "object.h"
-#include "policy.h"
+#include "common/err.h"
+#include "object/object.h"
+#include "install/policy.h"
 
 #define CORPUS_MAX_MAPS 8
 #define CORPUS_MAX_RAW 16

@@ -30,8 +30,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "native.h"
-#include "verifier.h"
+#include "install/native.h"
+#include "verifier/verifier.h"
 #include "verifier_corpus.h"
 
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "object.h"
+#include "object/object.h"
 
-/* Exit statuses shared by the commands (DESIGN §5). */
+/* Exit statuses shared by the commands (docs/design.md §5). */
 #define EXIT_REJECTED 1 /* verify: program rejected; test: the run faulted */
 #define EXIT_USAGE 2	/* usage or input error */
 /* run and native-run (the convention of env and timeout): */
@@ -113,7 +113,7 @@ void cli_print_value(FILE *f, const uint8_t *p, size_t n);
  * the seccomp-eBPF port, attach them in order in a child and run CMD
  * (cmd_argv) there; with stats, print the kernel's copy of their globals
  * and maps at the end (to stats_path, or stderr). Returns the exit status
- * of DESIGN §5 (125 on a stock kernel, with a message saying so).
+ * of docs/design.md §5 (125 on a stock kernel, with a message saying so).
  */
 int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
 		   int nsets, bool stats, const char *stats_path, char **cmd_argv);

@@ -167,7 +167,7 @@ int cli_load(const char *spec, struct cli_target *t)
 		return -1;
 	}
 	/* Split at the last ':' only when what follows is a C identifier and
-	 * the whole string is not an existing file (DESIGN §5). */
+	 * the whole string is not an existing file (docs/design.md §5). */
 	colon = strrchr(file, ':');
 	if (colon && is_c_identifier(colon + 1) && stat(spec, &st) != 0) {
 		*colon = '\0';

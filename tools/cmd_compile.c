@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cbpf.h"
+#include "cbpf/cbpf.h"
 #include "cli.h"
 
 static void compile_usage(FILE *f)

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cbpf.h"
+#include "cbpf/cbpf.h"
 #include "cli.h"
-#include "insn.h"
+#include "vm/insn.h"
 
 static void dis_usage(FILE *f)
 {

@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cbpf.h"
+#include "cbpf/cbpf.h"
 #include "cli.h"
-#include "insn.h"
-#include "native.h"
+#include "vm/insn.h"
+#include "install/native.h"
 
 /* Older libc headers may lack these (both are in Linux since 3.x/4.4). */
 #ifndef PTRACE_SECCOMP_GET_FILTER

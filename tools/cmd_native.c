@@ -2,7 +2,7 @@
 /*
  * `secbpf native-run OBJ[:PROG] -- CMD` and `secbpf native-verify OBJ[:PROG]`:
  * the program loaded and enforced by a kernel carrying the seccomp-eBPF
- * patch set (lib/native.c), the fidelity oracle for `run` and `test`.
+ * patch set (lib/install/native.c), the fidelity oracle for `run` and `test`.
  * On a stock kernel both fail with a message saying so.
  */
 #include <errno.h>
@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "native.h"
+#include "install/native.h"
 
 extern char **environ;
 
-/* Exit statuses, as for `run` (DESIGN §5). */
+/* Exit statuses, as for `run` (docs/design.md §5). */
 
 static void native_run_usage(FILE *f)
 {

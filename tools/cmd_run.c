@@ -2,9 +2,9 @@
 /*
  * `secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--] CMD [ARG]...`:
  * run CMD under the given filters, installed in a child right before its
- * execve (DESIGN §1, §5). When a filter needs state (maps, helpers), this
+ * execve (docs/design.md §1, §5). When a filter needs state (maps, helpers), this
  * process becomes the supervisor: it holds the listener of the stack and
- * answers the notified syscalls (lib/supervisor.c) until the last filtered
+ * answers the notified syscalls (lib/supervisor/supervisor.c) until the last filtered
  * process is gone.
  */
 #include <errno.h>
@@ -25,19 +25,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "install/attach.h"
 #include "cli.h"
-#include "events.h"
-#include "maps.h"
-#include "policy.h"
-#include "runtime.h"
-#include "stack_plan.h"
-#include "supervisor.h"
-#include "verifier.h"
+#include "vm/events.h"
+#include "vm/maps.h"
+#include "install/policy.h"
+#include "vm/runtime.h"
+#include "install/stack_plan.h"
+#include "supervisor/supervisor.h"
+#include "verifier/verifier.h"
 
 extern char **environ;
 
-/* Exit statuses of `run` (DESIGN §5, the convention of env and timeout). */
+/* Exit statuses of `run` (docs/design.md §5, the convention of env and timeout). */
 
 /*
  * What the child tells the parent, through a MAP_SHARED page: plain
@@ -504,11 +504,11 @@ static bool run_may_read_nondumpable(void)
 }
 
 /*
- * Compile the targets and plan their stack (lib/stack_plan.c, shared with
+ * Compile the targets and plan their stack (lib/install/stack_plan.c, shared with
  * the attach API). may_read_nondumpable is the policy's answer for seed
  * 009's dumpable check. Warns when this process already has filters: CMD
  * inherits them below ours, and a syscall they decide in the kernel with
- * a higher precedence never reaches our programs (DESIGN §1, stacking
+ * a higher precedence never reaches our programs (docs/design.md §1, stacking
  * divergences). Returns 0, or -1 after printing why.
  */
 static int run_plan(struct run_state *s, const char **specs, int n, bool may_read_nondumpable)
@@ -663,7 +663,7 @@ static void run_stats(const struct run_state *s, const char **specs, const char 
 
 /*
  * --events[=FILE]: a reader for the RINGBUF maps of the stateful programs,
- * started with the supervisor's workers (lib/events.c). The file is opened
+ * started with the supervisor's workers (lib/vm/events.c). The file is opened
  * now, close-on-exec, so that a bad path fails before CMD runs. Returns 0,
  * or -1 after printing why.
  */

@@ -2,7 +2,7 @@
 /*
  * `secbpf test OBJ[:PROG] --nr NAME|NUMBER ...`: run a filter once on a
  * seccomp_data given on the command line, with fresh maps, and print the
- * action the kernel would take (DESIGN §5).
+ * action the kernel would take (docs/design.md §5).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "action.h"
+#include "install/action.h"
 #include "cli.h"
-#include "runtime.h"
+#include "vm/runtime.h"
 
 static void test_usage(FILE *f)
 {

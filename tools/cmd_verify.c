@@ -2,15 +2,15 @@
 /*
  * `secbpf verify [--tier T] [--strict] [-v] OBJ[:PROG]`: run the verifier
  * with the tier the system policy allows, and say why a program is rejected.
- * Exit 0 accepted, 1 rejected, 2 usage or input error (DESIGN §5).
+ * Exit 0 accepted, 1 rejected, 2 usage or input error (docs/design.md §5).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "policy.h"
-#include "verifier.h"
+#include "install/policy.h"
+#include "verifier/verifier.h"
 
 static void verify_usage(FILE *f)
 {

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "conformance_run.h"
-#include "insn.h"
-#include "interp.h"
+#include "vm/insn.h"
+#include "vm/interp.h"
 
 /* Helper 5 of the suite: returns its argument; a zero argument ends the
  * program at once with r0 = 0. */

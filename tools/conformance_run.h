@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "common/err.h"
 
 /* Validate (structure and uninitialized registers) and run the program on
  * mem (modified in place). Returns 0 with *r0, or a negative errno. */

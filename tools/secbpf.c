@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The secbpf command-line tool: dispatches to one command per file
- * (cmd_*.c). The command line is a contract (DESIGN §5).
+ * (cmd_*.c). The command line is a contract (docs/design.md §5).
  */
 #include <bpf/libbpf.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * secbpf-supervisor: the supervisor of a process that attached a stateful
- * stack to itself (secbpf_attach). Started by lib/supervisor_spawn.c, never
+ * stack to itself (secbpf_attach). Started by lib/supervisor/supervisor_spawn.c, never
  * by hand: it loads the same objects again from sealed memfds, builds the
  * same plan (the digests must match), serves the listener it was handed
  * and exits when the last filtered task is gone.
@@ -22,12 +22,12 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "object.h"
-#include "policy.h"
-#include "stack_plan.h"
-#include "supervisor.h"
-#include "supervisor_spawn.h"
-#include "verifier.h"
+#include "object/object.h"
+#include "install/policy.h"
+#include "install/stack_plan.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/supervisor_spawn.h"
+#include "verifier/verifier.h"
 
 #define MAX_TARGETS 64
 
@@ -55,7 +55,7 @@ struct sv_args {
 static struct spawn_handoff *handoff;
 
 /* The log once serving (LOG actions, trace_printk, errors): syslog, one
- * message per line, since stdio is /dev/null (lib/supervisor_spawn.c). */
+ * message per line, since stdio is /dev/null (lib/supervisor/supervisor_spawn.c). */
 static ssize_t syslog_write(void *cookie, const char *buf, size_t size)
 {
 	size_t start = 0, i;

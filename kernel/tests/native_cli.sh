@@ -230,7 +230,7 @@ t2=$(uptime_s)
 
 # ------------------------------------------------ the other samples (info)
 # Stateful samples: does the kernel verifier agree with secbpf's? Not
-# counted: the tiers differ on purpose (DESIGN §2).
+# counted: the tiers differ on purpose (docs/design.md §2).
 for o in $D/*.bpf.o; do
 	s=$(basename "$o" .bpf.o)
 	case $s in seed_close | docker_like | wx | knobs) continue ;; esac

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cbpf.h"
-#include "runtime.h"
+#include "cbpf/cbpf.h"
+#include "vm/runtime.h"
 
 struct diff_result {
 	bool mismatch;

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Attaching a stateful stack to the calling process (docs/design.md §1, "how the
+ * supervisor is started"): the supervisor is a separate executable
+ * (secbpf-supervisor), started before the filter is installed, and it gets
+ * the listener without the caller making a single syscall the new filter
+ * could notify or deny.
+ *
+ * The hand-over: a helper child shares the caller's fd table
+ * (clone(CLONE_FILES)) and waits on a shared page. The caller installs the
+ * filters and publishes the listener fd number with a plain store. The
+ * helper forks the supervisor (which thereby gets its own copy of the fd
+ * table, listener included), closes the listener in the shared table (so
+ * the filtered process never holds its own listener), and watches the
+ * supervisor until it reports that it serves, or fails. The caller only
+ * spins on the page meanwhile.
+ */
+#ifndef SECBPF_SUPERVISOR_SPAWN_H
+#define SECBPF_SUPERVISOR_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "object/object.h"
+#include "install/stack_plan.h"
+#include "verifier/verifier.h"
+
+#define SPAWN_HANDOFF_MAGIC 0x5ecb5fa0u
+#define SPAWN_HANDOFF_VERSION 1
+
+/* Where the hand-over is; stages only move forward, each stored with
+ * release semantics after the fields it publishes. */
+enum spawn_stage {
+	SPAWN_STAGE_WAIT,      /* the caller has not installed the filters yet */
+	SPAWN_STAGE_INSTALLED, /* listener_fd is set */
+	SPAWN_STAGE_ABORT,     /* the caller could not install: helper, quit */
+	SPAWN_STAGE_SERVING,   /* the supervisor serves the listener */
+	SPAWN_STAGE_FAILED,    /* fail_kind, error and msg say why */
+};
+
+enum spawn_fail {
+	SPAWN_FAIL_NONE,
+	SPAWN_FAIL_FORK,       /* the helper could not fork the supervisor */
+	SPAWN_FAIL_EXEC,       /* execve of the supervisor failed: error */
+	SPAWN_FAIL_EXITED,     /* the supervisor exited before serving: error = status */
+	SPAWN_FAIL_SUPERVISOR, /* the supervisor said why, in msg */
+};
+
+/* Who closes the listener in the caller's table: claimed with a
+ * compare-and-swap from PENDING, so that it is closed exactly once and
+ * never a later fd that reuses its number. */
+enum spawn_close {
+	SPAWN_CLOSE_PENDING,
+	SPAWN_CLOSE_HELPER, /* the helper claimed it and is closing it */
+	SPAWN_CLOSE_CALLER, /* the caller gave up waiting and closed it */
+	SPAWN_CLOSE_DONE,   /* the helper closed it */
+};
+
+/* The shared page (a memfd, so that it survives the supervisor's execve). */
+struct spawn_handoff {
+	uint32_t magic;
+	uint32_t version;
+	int stage;
+	int listener_fd; /* in the caller's fd table */
+	int closed;	 /* SPAWN_CLOSE_*: who closes listener_fd in the caller's table */
+	int fail_kind;
+	int error;
+	char msg[SECBPF_ERR_MAX];
+};
+
+/* The supervisor executable when neither the caller nor SECBPF_SUPERVISOR
+ * names one. */
+#ifndef SECBPF_SUPERVISOR_PATH
+#define SECBPF_SUPERVISOR_PATH "/usr/local/libexec/secbpf-supervisor"
+/*
+ * The supervisor's side: report that it serves (false if the page is no
+ * longer waiting for it: the helper saw it fail first), or why it cannot.
+ */
+bool spawn_report_serving(struct spawn_handoff *h);
+void spawn_report_failure(struct spawn_handoff *h, const char *msg);
+
+#endif
+
+/* One program of the stack, as the supervisor must load it again. */
+struct spawn_target {
+	const struct object *obj;     /* its image is passed in a memfd */
+	const char *prog;	      /* function name */
+	const char *const *sets;      /* "VAR=VALUE", applied in order */
+	size_t nsets;
+};
+
+struct spawn_opts {
+	size_t sz;		    /* sizeof(struct spawn_opts) */
+	const char *exe;	    /* NULL: $SECBPF_SUPERVISOR, else SECBPF_SUPERVISOR_PATH */
+	unsigned int seccomp_flags; /* TSYNC, LOG, SPEC_ALLOW */
+	unsigned int workers;	    /* as plan was built with */
+	enum secbpf_tier tier;	    /* the verifier tier the caller was granted */
+	bool loader_cap_sys_ptrace;
+	unsigned int timeout_ms;    /* for the supervisor to start; 0: 30 s */
+};
+
+/*
+ * Start the supervisor, install plan's filters on the calling process and
+ * hand the listener over. Returns 0 once the supervisor serves; a negative
+ * errno with err set otherwise. If the failure comes after the filters were
+ * installed (err says so), they stay: every syscall that needs the
+ * supervisor then fails with ENOSYS.
+ */
+int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_target *targets,
+			    size_t n, const struct spawn_opts *opts, struct secbpf_err *err);
+
+/*
+ * The supervisor's side: report that it serves (false if the page is no
+ * longer waiting for it: the helper saw it fail first), or why it cannot.
+ */
+bool spawn_report_serving(struct spawn_handoff *h);
+void spawn_report_failure(struct spawn_handoff *h, const char *msg);
+
+#endif
