@@ -24,7 +24,7 @@ static const char *conformance_dir(void)
 {
 	const char *d = getenv("SECBPF_CONFORMANCE_DIR");
 
-	return d && *d ? d : "../shared/conformance";
+	return d && *d ? d : "tests/conformance";
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -14,7 +14,7 @@
 
 #include "vm/insn.h"
 
-#define CONF_DEFAULT_DIR "/work/shared/conformance"
+#define CONF_DEFAULT_DIR "tests/conformance"
 
 /* The sections of a conformance .data file that these tests use. */
 struct conf_case {
