@@ -208,7 +208,7 @@ static uint32_t kref_ret_index(struct kref_rets *rets, uint32_t k)
  * Copy f with every RET k made RET ERRNO(1 + index of k) and every RET A a
  * jump to a tail that returns ERRNO(base + 11 bits of A, from bit 11 *
  * pass). No RET of the result lets a syscall run or kills the child.
- * Returns the new length (out holds len + 5).
+ * Returns the new length (len, or len + 5 with a RET A).
  */
 static uint32_t kref_rewrite(const struct sock_filter *f, uint32_t len, unsigned pass,
 			     struct kref_rets *rets, struct sock_filter *out)
@@ -237,9 +237,6 @@ static uint32_t kref_rewrite(const struct sock_filter *f, uint32_t len, unsigned
 		out[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_OR | BPF_K,
 							SECCOMP_RET_ERRNO);
 		out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
-	} else {
-		/* keep the length the same whatever the pass */
-		out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1);
 	}
 	cr_assert_eq(cbpf_check(out, n, &err), 0, "rewritten filter: %s", err.msg);
 	/* The child must survive: every RET is an ERRNO the table decodes. */
@@ -682,22 +679,37 @@ static bool kref_reads_ip(const struct cbpf_prog *cp)
 	return false;
 }
 
-/* Stubs at the instruction pointers the filter's and the program's
- * constants make interesting (each word +-1), and a few random ones. */
+/*
+ * Stubs at the instruction pointers the filter's constants make
+ * interesting: first those compared with a word of the instruction
+ * pointer (A loaded from it, then ALU only, in program order), that word
+ * +-1 with the other one fixed; then the values as addresses, then random
+ * ones, as many as fit.
+ */
 static void kref_gen_stubs(struct kref_stubs *s, const struct kref_inputs *in,
 			   const struct cbpf_prog *cp, uint64_t *rng)
 {
-	uint32_t i;
+	const uint32_t ip_lo = offsetof(struct seccomp_data, instruction_pointer);
+	uint32_t i, word = 0;	/* 0: A is not a word of ip; else its offset + 1 */
 	int j;
 
 	for (i = 0; i < cp->len; i++) {
-		if (BPF_CLASS(cp->insns[i].code) != BPF_JMP || BPF_SRC(cp->insns[i].code) != BPF_K)
+		const struct sock_filter *in = &cp->insns[i];
+
+		if (in->code == (BPF_LD | BPF_W | BPF_ABS))
+			word = in->k == ip_lo || in->k == ip_lo + 4 ? in->k + 1 : 0;
+		else if (BPF_CLASS(in->code) == BPF_LD || in->code == (BPF_MISC | BPF_TXA))
+			word = 0;
+		if (!word || BPF_CLASS(in->code) != BPF_JMP || BPF_SRC(in->code) != BPF_K ||
+		    BPF_OP(in->code) == BPF_JA)
 			continue;
 		for (j = -1; j <= 1; j++) {
-			uint32_t c = cp->insns[i].k + j;
+			uint32_t c = in->k + j;
 
-			kref_add_stub(s, (uint64_t)c << 32 | 0x10000802);
-			kref_add_stub(s, 0x5a5aull << 32 | c);
+			if (word == ip_lo + 4 + 1)
+				kref_add_stub(s, (uint64_t)c << 32 | 0x10000802);
+			else
+				kref_add_stub(s, 0x5a5aull << 32 | c);
 		}
 	}
 	for (i = 0; i < in->nv; i++)
@@ -785,6 +797,85 @@ static void kref_report(struct kref_ctx *x, const char *label, const struct kref
 		     what, other, why ? ": " : "", why ? why : "");
 }
 
+/* The distinct values a program returned, for the log (at most 64). */
+struct kref_answers {
+	uint32_t v[64];
+	uint32_t n;
+};
+
+static void kref_note_answer(struct kref_answers *a, uint32_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->v[i] == v)
+			return;
+	if (a->n < 64)
+		a->v[a->n++] = v;
+}
+
+/*
+ * The value the kernel's filter returned for case i, from the raw result
+ * of every pass: a RET k's value, or A put together from the 11-bit
+ * pieces each pass read. False if a result does not decode, or the passes
+ * disagree on which RET it was.
+ */
+static bool kref_kernel_answer(const struct kref_rets *rets, int64_t *const *raw,
+			       uint32_t passes, uint32_t i, uint32_t *kernel)
+{
+	uint32_t p, v;
+	bool is_a, via_a = false;
+
+	*kernel = 0;
+	for (p = 0; p < passes; p++) {
+		if (!kref_decode(rets, raw[p][i], &v, &is_a))
+			return false;
+		if (p == 0)
+			via_a = is_a;
+		else if (is_a != via_a)
+			return false;
+		if (is_a)
+			*kernel |= v << (KREF_RET_A_BITS * p);
+		else
+			*kernel = v;
+	}
+	return true;
+}
+
+/*
+ * Compare the kernel's answer for c with cbpf_sim_run() on the original
+ * filter and with the interpreter, reporting any difference. The
+ * interpreter is not asked where the filter leaves the call to the
+ * supervisor (it may need state); returns 1 then, else 0.
+ */
+static uint32_t kref_compare(struct kref_ctx *x, const char *label, const struct kref_case *c,
+			     const struct cbpf_prog *cp, struct runtime *rt, bool decoded,
+			     uint32_t kernel, int64_t raw)
+{
+	struct secbpf_err err = { { 0 } };
+	struct seccomp_data sd;
+	uint32_t sim, want = 0;
+	int rc;
+
+	kref_seccomp_data(c, &x->stubs, &x->host, &sd);
+	sim = cbpf_sim_run(cp->insns, cp->len, &sd);
+	if (!decoded) {
+		kref_report(x, label, c, &sd, "simulator", (uint32_t)raw, sim,
+			    "the kernel's answer does not decode");
+		return 0;
+	}
+	if (kernel != sim) {
+		kref_report(x, label, c, &sd, "simulator", kernel, sim, NULL);
+		return 0;
+	}
+	if (sim == SECCOMP_RET_USER_NOTIF && cp->needs_supervisor)
+		return 1;
+	rc = runtime_run(rt, &sd, &want, &err);
+	if (rc || want != kernel)
+		kref_report(x, label, c, &sd, "interpreter", kernel, want, rc ? err.msg : NULL);
+	return 0;
+}
+
 /*
  * Compile prog as the supervisor would install it (with the listener guard
  * when it needs the supervisor), run its rewritten filter in the kernel on
@@ -802,7 +893,8 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 	struct cbpf_prog cp;
 	struct runtime *rt;
 	uint64_t rng = 0x6b726566ull ^ prog->insn_cnt;
-	uint32_t n = 0, per, i, p, passes, kills = 0, notif = 0, host = 0, nstubs;
+	uint32_t n = 0, per, i, p, passes, kills = 0, notif = 0, host = 0;
+	struct kref_answers answers = { .n = 0 };
 	int64_t *raw[KREF_PASSES_RET_A];
 	bool vary_ip;
 
@@ -818,7 +910,6 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 
 	kref_gen_inputs(&x->in, prog, &cp);
 	vary_ip = kref_reads_ip(&cp);
-	nstubs = x->stubs.n;
 	if (vary_ip)
 		kref_gen_stubs(&x->stubs, &x->in, &cp, &rng);
 	per = KREF_CASES / (x->in.nn + x->in.nx + (x->host.i386 ? x->in.nn : 0));
@@ -855,56 +946,25 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 	}
 
 	for (i = 0; i < n; i++) {
-		const struct kref_case *c = &cases[i];
-		struct seccomp_data sd;
-		uint32_t kernel = 0, v, sim, want = 0;
-		bool is_a, ok = true, via_a = false;
-		int rc;
+		uint32_t kernel;
+		bool decoded;
 
 		if (raw[0][i] == KREF_HOST) {
 			host++;
 			continue;
 		}
-		kref_seccomp_data(c, &x->stubs, &x->host, &sd);
-		for (p = 0; p < passes && ok; p++) {
-			ok = kref_decode(&rets, raw[p][i], &v, &is_a);
-			if (p == 0)
-				via_a = is_a;
-			else if (is_a != via_a)
-				ok = false;
-			if (!ok)
-				break;
-			if (is_a)
-				kernel |= v << (KREF_RET_A_BITS * p);
-			else
-				kernel = v;
-		}
-		sim = cbpf_sim_run(cp.insns, cp.len, &sd);
-		if (!ok) {
-			kref_report(x, label, c, &sd, "simulator", (uint32_t)raw[0][i], sim,
-				    "the kernel's answer does not decode");
-			continue;
-		}
-		if (kernel != sim) {
-			kref_report(x, label, c, &sd, "simulator", kernel, sim, NULL);
-			continue;
-		}
-		if (sim == SECCOMP_RET_USER_NOTIF && cp.needs_supervisor) {
-			notif++;	/* the supervisor decides, with state */
-			continue;
-		}
-		rc = runtime_run(rt, &sd, &want, &err);
-		if (rc || want != kernel)
-			kref_report(x, label, c, &sd, "interpreter", kernel, want,
-				    rc ? err.msg : NULL);
+		decoded = kref_kernel_answer(&rets, raw, passes, i, &kernel);
+		if (decoded)
+			kref_note_answer(&answers, kernel);
+		notif += kref_compare(x, label, &cases[i], &cp, rt, decoded, kernel, raw[0][i]);
 	}
-	cr_log_info("%s: %u insns%s, %u cases, %u ips, %u passes, %u kills, %u notif, "
-		    "%u refused by the host", label, cp.len,
-		    cp.needs_supervisor ? " (guarded)" : "", n,
-		    vary_ip ? x->stubs.n - nstubs + 1 : 1, passes, kills, notif, host);
+	cr_log_info("%s: %u insns%s, %u cases, %u distinct answers, %u ips, %u passes, "
+		    "%u kills, %u notif, %u refused by the host", label, cp.len,
+		    cp.needs_supervisor ? " (guarded)" : "", n, answers.n, x->stubs.n, passes,
+		    kills, notif, host);
 	x->tot.programs++;
 	x->tot.cases += n - host;
-	x->tot.kernel_runs += (uint64_t)n * passes;
+	x->tot.kernel_runs += (uint64_t)(n - host) * passes;
 	x->tot.notif_cases += notif;
 	x->tot.killed += kills;
 	x->tot.host_refused += host;
