@@ -36,8 +36,11 @@
  * a program with RET A needs three kernel passes for the same cases.
  */
 #define KREF_CASES 30000u
+/* Directed cases tried in the simulator for the RETs those missed. */
+#define KREF_SEARCH 100000u
 #define KREF_MAX_VALS 4096u
 #define KREF_MAX_NRS 1500u
+#define KREF_MAX_WORD_K 256u
 #define KREF_MAX_STUBS 48u
 #define KREF_MAX_PAGES (2 * KREF_MAX_STUBS + 2)
 /* Distinct RET k values map to ERRNO(1..n); RET A to ERRNO(base + 11 bits). */
@@ -168,6 +171,8 @@ struct kref_shared {
 
 struct kref_totals {
 	uint64_t programs, cases, kernel_runs, mismatches, notif_cases, killed, host_refused;
+	uint64_t rets, rets_reached;	/* RET instructions of the filters, reached */
+	uint64_t guard_cases;		/* answered by the listener guard */
 	uint32_t reported;
 };
 
@@ -600,7 +605,35 @@ struct kref_inputs {
 	uint32_t nn;
 	uint64_t x32[KREF_MAX_NRS];	/* x32 numbers: nr | 0x40000000 */
 	uint32_t nx;
+	uint64_t kset[KREF_MAX_VALS];	/* the filter's constants +-1, 32-bit */
+	uint32_t nk;
+	/* The constants compared with each 32-bit word of seccomp_data
+	 * (while A holds that word, maybe masked or shifted). */
+	uint64_t kword[sizeof(struct seccomp_data) / 4][KREF_MAX_WORD_K];
+	uint32_t nkword[sizeof(struct seccomp_data) / 4];
 };
+
+/*
+ * The constants the filter compares each word of seccomp_data with: a walk
+ * in program order that knows which word A holds from a load until the
+ * next load (ALU operations keep it: a mask or a shift is then tested).
+ */
+static void kref_gen_word_constants(struct kref_inputs *in, const struct cbpf_prog *cp)
+{
+	uint32_t i, word = 0;	/* the word in A + 1, or 0 */
+
+	for (i = 0; i < cp->len; i++) {
+		const struct sock_filter *f = &cp->insns[i];
+
+		if (f->code == (BPF_LD | BPF_W | BPF_ABS))
+			word = f->k / 4 + 1;
+		else if (BPF_CLASS(f->code) == BPF_LD || f->code == (BPF_MISC | BPF_TXA))
+			word = 0;
+		else if (word && BPF_CLASS(f->code) == BPF_JMP && BPF_SRC(f->code) == BPF_K &&
+			 BPF_OP(f->code) != BPF_JA)
+			kref_add(in->kword[word - 1], &in->nkword[word - 1], KREF_MAX_WORD_K, f->k);
+	}
+}
 
 /* Values: edges, the program's constants +-1 (64- and 32-bit), the
  * filter's constants +-1 as either word; nr: 0..460, every boundary of the
@@ -651,10 +684,12 @@ static void kref_gen_inputs(struct kref_inputs *in, const struct object_prog *pr
 
 			kref_add(in->vals, &in->nv, KREF_MAX_VALS, c);
 			kref_add(in->vals, &in->nv, KREF_MAX_VALS, (uint64_t)c << 32);
+			kref_add(in->kset, &in->nk, KREF_MAX_VALS, c);
 			if (cls == BPF_JMP)
 				kref_add(in->nrs, &in->nn, KREF_MAX_NRS, c);
 		}
 	}
+	kref_gen_word_constants(in, cp);
 	for (i = 0; i <= 460; i++)
 		kref_add(in->nrs, &in->nn, KREF_MAX_NRS, i);
 	for (i = 0; i < sizeof(odd_nr) / sizeof(odd_nr[0]); i++)
@@ -769,8 +804,14 @@ static void kref_seccomp_data(const struct kref_case *c, const struct kref_stubs
 									c->args[k];
 }
 
-/* ---- one program ---- */
+/* Which RET instructions of a filter some case reaches. */
+struct kref_cover {
+	struct sock_filter probe[CBPF_MAX_INSNS];	/* RET i + 1 for the i-th RET */
+	uint32_t len, nrets, reached;
+	bool hit[CBPF_MAX_INSNS + 1];	/* [0]: a division by zero */
+};
 
+/* Everything one run of the test keeps. */
 struct kref_ctx {
 	struct kref_host host;
 	struct kref_stubs stubs;	/* stub 0 is the default one */
@@ -778,7 +819,109 @@ struct kref_ctx {
 	struct kref_refused refused;
 	struct kref_inputs in;
 	struct sock_filter rewritten[CBPF_MAX_INSNS + 8];
+	struct kref_cover cover;
+	struct cbpf_guard_target guard[64];	/* where the listener guard looks */
+	size_t nguard;
 };
+
+/* ---- covering every RET ---- */
+
+
+static void kref_cover_init(struct kref_cover *cv, const struct cbpf_prog *cp)
+{
+	uint32_t pc;
+
+	memset(cv->hit, 0, sizeof(cv->hit));
+	cv->len = cp->len;
+	cv->nrets = cv->reached = 0;
+	for (pc = 0; pc < cp->len; pc++) {
+		cv->probe[pc] = cp->insns[pc];
+		if (BPF_CLASS(cp->insns[pc].code) == BPF_RET)
+			cv->probe[pc] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ++cv->nrets);
+	}
+}
+
+/* Note the RET sd reaches; true if no case reached it before. */
+static bool kref_cover_note(struct kref_cover *cv, const struct seccomp_data *sd)
+{
+	uint32_t r = cbpf_sim_run(cv->probe, cv->len, sd);
+
+	if (r > cv->nrets || cv->hit[r])
+		return false;
+	cv->hit[r] = true;
+	if (r)
+		cv->reached++;
+	return true;
+}
+
+/* Word w of seccomp_data as the filter might want it: mostly one of the
+ * constants it compares w with (+-1), else any constant of the filter, 0 or
+ * all ones. */
+static uint32_t kref_word(const struct kref_inputs *in, unsigned w, uint64_t *rng)
+{
+	uint64_t x = kref_rand(rng);
+
+	if (in->nkword[w] && (x & 3))
+		return (uint32_t)in->kword[w][(x >> 8) % in->nkword[w]] +
+		       ((x & 0x30) == 0 ? ((x & 0x40) ? 1 : -1) : 0);
+	if (in->nk == 0 || (x & 0xc) == 0)
+		return (x & 0x80) ? 0xffffffff : 0;
+	return in->kset[(x >> 8) % in->nk];
+}
+
+/*
+ * A case built from the filter's own constants, to reach the RETs that the
+ * spread of kref_gen_cases missed (an argument rule under an nr, the
+ * listener guard's seccomp(SET_MODE_FILTER, NEW_LISTENER)).
+ */
+static void kref_directed_case(struct kref_case *c, const struct kref_ctx *x, bool vary_ip,
+			       uint64_t *rng)
+{
+	const struct kref_inputs *in = &x->in;
+	uint64_t r = kref_rand(rng);
+	unsigned k;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = x->host.i386 && r % 3 == 0 ? KREF_I386 : KREF_NATIVE;
+	c->nr = (r & 8) ? kref_word(in, 0, rng) : (uint32_t)in->nrs[(r >> 8) % in->nn];
+	if (c->mode == KREF_NATIVE && (r & 0x30) == 0)
+		c->nr |= KREF_X32_BIT;
+	for (k = 0; k < 6; k++) {
+		unsigned w = offsetof(struct seccomp_data, args[k]) / 4;
+		uint64_t hi = (kref_rand(rng) & 3) ? 0 : kref_word(in, w + 1, rng);
+
+		c->args[k] = (r >> (16 + k)) & 1 ? hi << 32 | kref_word(in, w, rng) : 0;
+	}
+	if (vary_ip)
+		c->stub = (uint8_t)(kref_rand(rng) % x->stubs.n);
+}
+
+/*
+ * Note the RETs cases[0, n) reach, then try up to KREF_SEARCH directed
+ * cases in the simulator and append (up to cap) each one that reaches a
+ * RET none reached before. Returns the new number of cases.
+ */
+static uint32_t kref_cover_cases(struct kref_ctx *x, struct kref_cover *cv, struct kref_case *cases,
+				 uint32_t n, uint32_t cap, bool vary_ip, uint64_t *rng)
+{
+	struct seccomp_data sd;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		kref_seccomp_data(&cases[i], &x->stubs, &x->host, &sd);
+		kref_cover_note(cv, &sd);
+	}
+	for (i = 0; i < KREF_SEARCH && n < cap && cv->reached < cv->nrets; i++) {
+		kref_directed_case(&cases[n], x, vary_ip, rng);
+		kref_seccomp_data(&cases[n], &x->stubs, &x->host, &sd);
+		if (kref_cover_note(cv, &sd))
+			n++;
+	}
+	return n;
+}
+
+/* ---- one program ---- */
+
 
 static void kref_report(struct kref_ctx *x, const char *label, const struct kref_case *c,
 			const struct seccomp_data *sd, const char *what, uint32_t kernel,
@@ -843,14 +986,34 @@ static bool kref_kernel_answer(const struct kref_rets *rets, int64_t *const *raw
 }
 
 /*
+ * The listener guard's contract (cbpf.h, docs/design.md §1): on every
+ * guard target, seccomp(SECCOMP_SET_MODE_FILTER, flags with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER) is denied with EPERM whatever the
+ * program says; op and flags are unsigned int, so only the low words count.
+ */
+static bool kref_guard_denies(const struct kref_ctx *x, const struct seccomp_data *sd)
+{
+	size_t i;
+
+	if ((uint32_t)sd->args[0] != SECCOMP_SET_MODE_FILTER ||
+	    !((uint32_t)sd->args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+		return false;
+	for (i = 0; i < x->nguard; i++)
+		if (x->guard[i].arch == sd->arch && x->guard[i].nr == (uint32_t)sd->nr)
+			return true;
+	return false;
+}
+
+/*
  * Compare the kernel's answer for c with cbpf_sim_run() on the original
- * filter and with the interpreter, reporting any difference. The
- * interpreter is not asked where the filter leaves the call to the
- * supervisor (it may need state); returns 1 then, else 0.
+ * filter and with the interpreter (or, where the listener guard answers,
+ * with its EPERM), reporting any difference. The interpreter is not asked
+ * where the filter leaves the call to the supervisor (it may need state);
+ * returns 1 then, else 0.
  */
 static uint32_t kref_compare(struct kref_ctx *x, const char *label, const struct kref_case *c,
-			     const struct cbpf_prog *cp, struct runtime *rt, bool decoded,
-			     uint32_t kernel, int64_t raw)
+			     const struct cbpf_prog *cp, bool guarded, struct runtime *rt,
+			     bool decoded, uint32_t kernel, int64_t raw)
 {
 	struct secbpf_err err = { { 0 } };
 	struct seccomp_data sd;
@@ -866,6 +1029,13 @@ static uint32_t kref_compare(struct kref_ctx *x, const char *label, const struct
 	}
 	if (kernel != sim) {
 		kref_report(x, label, c, &sd, "simulator", kernel, sim, NULL);
+		return 0;
+	}
+	if (guarded && kref_guard_denies(x, &sd)) {
+		x->tot.guard_cases++;
+		if (kernel != (SECCOMP_RET_ERRNO | EPERM))
+			kref_report(x, label, c, &sd, "listener guard", kernel,
+				    SECCOMP_RET_ERRNO | EPERM, NULL);
 		return 0;
 	}
 	if (sim == SECCOMP_RET_USER_NOTIF && cp->needs_supervisor)
@@ -914,7 +1084,7 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 		kref_gen_stubs(&x->stubs, &x->in, &cp, &rng);
 	per = KREF_CASES / (x->in.nn + x->in.nx + (x->host.i386 ? x->in.nn : 0));
 	per = per < 2 ? 2 : per;
-	cases = calloc(KREF_CASES, sizeof(*cases));
+	cases = calloc(KREF_CASES + CBPF_MAX_INSNS, sizeof(*cases));
 	cr_assert(cases);
 	n = kref_gen_cases(cases, n, KREF_CASES, x->in.nrs, x->in.nn, KREF_NATIVE, per, &x->in,
 			   &x->stubs, vary_ip, &rng);
@@ -924,6 +1094,8 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 		n = kref_gen_cases(cases, n, KREF_CASES, x->in.nrs, x->in.nn, KREF_I386, per,
 				   &x->in, &x->stubs, vary_ip, &rng);
 
+	kref_cover_init(&x->cover, &cp);
+	n = kref_cover_cases(x, &x->cover, cases, n, KREF_CASES + CBPF_MAX_INSNS, vary_ip, &rng);
 	kref_calibrate(cases, n, &x->stubs, &x->refused);
 	/* the kernel: one child per pass, three passes to read a RET A */
 	kref_rewrite(cp.insns, cp.len, 0, &rets, x->rewritten);
@@ -956,12 +1128,15 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 		decoded = kref_kernel_answer(&rets, raw, passes, i, &kernel);
 		if (decoded)
 			kref_note_answer(&answers, kernel);
-		notif += kref_compare(x, label, &cases[i], &cp, rt, decoded, kernel, raw[0][i]);
+		notif += kref_compare(x, label, &cases[i], &cp, opts.listener_guard, rt, decoded,
+				      kernel, raw[0][i]);
 	}
-	cr_log_info("%s: %u insns%s, %u cases, %u distinct answers, %u ips, %u passes, "
-		    "%u kills, %u notif, %u refused by the host", label, cp.len,
-		    cp.needs_supervisor ? " (guarded)" : "", n, answers.n, x->stubs.n, passes,
-		    kills, notif, host);
+	cr_log_info("%s: %u insns%s, %u cases, %u of %u RETs reached, %u distinct answers, "
+		    "%u ips, %u passes, %u kills, %u notif, %u refused by the host", label, cp.len,
+		    cp.needs_supervisor ? " (guarded)" : "", n, x->cover.reached, x->cover.nrets,
+		    answers.n, x->stubs.n, passes, kills, notif, host);
+	x->tot.rets += x->cover.nrets;
+	x->tot.rets_reached += x->cover.reached;
 	x->tot.programs++;
 	x->tot.cases += n - host;
 	x->tot.kernel_runs += (uint64_t)(n - host) * passes;
@@ -1058,6 +1233,7 @@ static void kref_setup(struct kref_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
 	kref_default_stub(&x->stubs);
+	x->nguard = cbpf_guard_targets(x->guard, 64);
 	kref_probe_host(&x->host, &x->stubs);
 	if (!x->host.i386)
 		cr_log_warn("kernel-reference: i386 skipped: %s", x->host.i386_why);
@@ -1095,12 +1271,14 @@ Test(cbpf_kernel, every_program_against_the_kernel, .timeout = 600)
 		}
 	}
 	kref_free_stubs(&x.stubs);
-	printf("kernel-reference: %llu programs, %llu cases, %llu mismatches (%llu kernel runs; "
-	       "interpreter skipped on %llu USER_NOTIF cases; %llu filter kills; %llu cases "
-	       "not issued: the host refuses them)\n",
+	printf("kernel-reference: %llu programs, %llu cases, %llu mismatches (%llu of %llu RETs "
+	       "reached; %llu kernel runs; %llu answered by the listener guard; interpreter "
+	       "skipped on %llu USER_NOTIF cases; %llu filter kills; %llu cases not issued: "
+	       "the host refuses them)\n",
 	       (unsigned long long)x.tot.programs, (unsigned long long)x.tot.cases,
-	       (unsigned long long)x.tot.mismatches, (unsigned long long)x.tot.kernel_runs,
-	       (unsigned long long)x.tot.notif_cases, (unsigned long long)x.tot.killed,
+	       (unsigned long long)x.tot.mismatches, (unsigned long long)x.tot.rets_reached,
+	       (unsigned long long)x.tot.rets, (unsigned long long)x.tot.kernel_runs,
+	       (unsigned long long)x.tot.guard_cases, (unsigned long long)x.tot.notif_cases, (unsigned long long)x.tot.killed,
 	       (unsigned long long)x.tot.host_refused);
 	for (j = 0; j < x.refused.n; j++) {
 		const char *mode = x.refused.at[j].mode == KREF_I386 ? "i386" : "x86_64";
