@@ -1065,6 +1065,7 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 	uint64_t rng = 0x6b726566ull ^ prog->insn_cnt;
 	uint32_t n = 0, per, i, p, passes, kills = 0, notif = 0, host = 0;
 	struct kref_answers answers = { .n = 0 };
+	uint64_t mismatches_before = x->tot.mismatches;
 	int64_t *raw[KREF_PASSES_RET_A];
 	bool vary_ip;
 
@@ -1131,10 +1132,11 @@ static void kref_program(struct kref_ctx *x, const char *label, struct object *o
 		notif += kref_compare(x, label, &cases[i], &cp, opts.listener_guard, rt, decoded,
 				      kernel, raw[0][i]);
 	}
-	cr_log_info("%s: %u insns%s, %u cases, %u of %u RETs reached, %u distinct answers, "
-		    "%u ips, %u passes, %u kills, %u notif, %u refused by the host", label, cp.len,
-		    cp.needs_supervisor ? " (guarded)" : "", n, x->cover.reached, x->cover.nrets,
-		    answers.n, x->stubs.n, passes, kills, notif, host);
+	cr_log_info("%s: %u insns%s, %u cases, %llu mismatches, %u of %u RETs reached, %u "
+		    "distinct answers, %u ips, %u passes, %u kills, %u notif, %u refused by the host",
+		    label, cp.len, cp.needs_supervisor ? " (guarded)" : "", n,
+		    (unsigned long long)(x->tot.mismatches - mismatches_before), x->cover.reached,
+		    x->cover.nrets, answers.n, x->stubs.n, passes, kills, notif, host);
 	x->tot.rets += x->cover.nrets;
 	x->tot.rets_reached += x->cover.reached;
 	x->tot.programs++;
