@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The kernel as the reference for compiled cBPF: every tests/cbpf/ program and
- * every sample is compiled, each RET rewritten to a distinct ERRNO (so no
- * syscall ever runs), installed in a child and driven with raw syscalls
- * (x86_64, x32 numbers, i386 through int $0x80, chosen instruction pointers).
- * The kernel's answers are checked against cbpf_sim_run() and the interpreter.
+ * The kernel as the reference for compiled cBPF (issue 10 item 7): every
+ * tests/cbpf/ program and every sample is compiled as it would be
+ * installed, each RET k rewritten to a distinct RET ERRNO(i) (RET A read
+ * back 11 bits per pass), so no syscall ever runs, and installed in a
+ * forked child that issues raw syscalls: x86_64, x32 numbers and i386
+ * through int $0x80, from stubs at chosen instruction pointers. Every
+ * answer of the kernel is compared with cbpf_sim_run() and the interpreter.
  */
 #include <criterion/criterion.h>
 
@@ -670,7 +672,7 @@ static void kref_gen_inputs(struct kref_inputs *in, const struct object_prog *pr
 		for (j = -1; j <= 1; j++) {
 			kref_add(in->vals, &in->nv, KREF_MAX_VALS,
 				 (uint64_t)(int64_t)insns[i].imm + j);
-			kref_add(in->vals, &in->nv, KREF_MAX_VALS, (uint32_t)(insns[i].imm + j));
+			kref_add(in->vals, &in->nv, KREF_MAX_VALS, (uint32_t)insns[i].imm + j);
 		}
 	}
 	for (i = 0; i < cp->len; i++) {
