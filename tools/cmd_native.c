@@ -64,44 +64,30 @@ static void native_verify_usage(FILE *f)
 }
 
 /*
- * Options shared by both commands: --set and --help. Returns 1 after
- * --help, 0 when parsed, -1 on a usage error (printed).
+ * The options of both commands: --set, --help and, for native-run only
+ * (stats not NULL), --stats; options end at OBJ. Returns 0 when parsed,
+ * 1 after --help, -1 on a usage error (printed).
  */
-static int native_parse(int argc, char **argv, struct cli_set *sets, int *nsets,
-			void (*usage)(FILE *), bool *stats, const char **stats_path)
+static int native_parse(int argc, char **argv, struct cli_sets *sets, void (*usage)(FILE *),
+			bool *stats, const char **stats_path, struct cli_options *o)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
+	static const struct option longopts[] = {
 		{ "stats", optional_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	/* '+': options end at OBJ; CMD's own options are its business. */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (cli_parse_set(optarg, &sets[(*nsets)++]))
-				return -1;
-			break;
-		case 'S':
-			if (!stats) {
-				usage(stderr);
-				return -1;
-			}
-			*stats = true;
-			*stats_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
+	/* '+': CMD's own options are its business. */
+	cli_options_init(o, argc, argv, "+", longopts, usage, sets);
+	while ((c = cli_options_next(o)) > 0) {
+		if (!stats) {
 			usage(stderr);
 			return -1;
 		}
+		*stats = true;
+		*stats_path = optarg;
 	}
-	return 0;
+	return c == CLI_OPTIONS_END ? 0 : c == CLI_OPTIONS_HELP ? 1 : -1;
 }
 
 /* Close what native_prepare opened (n targets). */
@@ -122,9 +108,8 @@ static void native_release(struct cli_target *t, struct native_prog *np, int n)
  * failure" (2) after printing why, with everything closed; the kernel
  * verifier's log is printed to stderr on rejection.
  */
-static int native_prepare(const char *cmd, const char **specs, int n, const struct cli_set *sets,
-			  int nsets, struct native_abi *abi, struct cli_target *t,
-			  struct native_prog *np)
+static int native_prepare(const char *cmd, const char **specs, int n, const struct cli_sets *sets,
+			  struct native_abi *abi, struct cli_target *t, struct native_prog *np)
 {
 	struct secbpf_err err = { { 0 } };
 	int i, loaded = 0, rc = EXIT_USAGE;
@@ -144,7 +129,7 @@ static int native_prepare(const char *cmd, const char **specs, int n, const stru
 			goto fail;
 		loaded = i + 1;
 	}
-	if (cli_apply_sets(t, n, sets, nsets))
+	if (cli_apply_sets(t, n, sets))
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!native_load(abi, t[i].obj, t[i].prog, &np[i], &log, &err))
@@ -167,32 +152,26 @@ fail:
 
 int cmd_native_verify(int argc, char **argv)
 {
-	struct cli_set *sets = calloc(argc, sizeof(*sets));
+	struct cli_sets sets = { 0 };
 	struct native_prog np;
 	struct native_abi abi;
+	struct cli_options o;
 	struct cli_target t;
-	int nsets = 0, rc;
+	const char *spec;
+	int rc;
 
-	if (!sets) {
-		cli_error("native-verify", "out of memory");
-		return EXIT_USAGE;
-	}
-	rc = native_parse(argc, argv, sets, &nsets, native_verify_usage, NULL, NULL);
+	rc = native_parse(argc, argv, &sets, native_verify_usage, NULL, NULL, &o);
 	if (rc) {
-		cli_free_sets(sets, nsets);
-		free(sets);
+		cli_sets_free(&sets);
 		return rc > 0 ? 0 : EXIT_USAGE;
 	}
-	if (optind + 1 != argc) {
-		cli_error("native-verify", "expected exactly one OBJ[:PROG] (see --help)");
-		cli_free_sets(sets, nsets);
-		free(sets);
+	spec = cli_one_target(&o, "native-verify");
+	if (!spec) {
+		cli_sets_free(&sets);
 		return EXIT_USAGE;
 	}
-	rc = native_prepare("native-verify", (const char **)&argv[optind], 1, sets, nsets, &abi, &t,
-			    &np);
-	cli_free_sets(sets, nsets);
-	free(sets);
+	rc = native_prepare("native-verify", &spec, 1, &sets, &abi, &t, &np);
+	cli_sets_free(&sets);
 	if (rc)
 		return rc;
 	printf("accepted\n");
@@ -422,8 +401,8 @@ static void native_stats(const char **specs, const struct cli_target *t,
 		cli_error(path, "cannot write the stats: %s", strerror(errno));
 }
 
-int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
-		   int nsets, bool stats, const char *stats_path, char **cmd_argv)
+int cli_native_run(const char *what, const char **specs, int n, const struct cli_sets *sets,
+		   bool stats, const char *stats_path, char **cmd_argv)
 {
 	struct native_prog *np = calloc(n, sizeof(*np));
 	struct cli_target *t = calloc(n, sizeof(*t));
@@ -437,7 +416,7 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 		free(t);
 		return EXIT_RUN_FAILED;
 	}
-	if (native_prepare(what, specs, n, sets, nsets, &abi, t, np)) {
+	if (native_prepare(what, specs, n, sets, &abi, t, np)) {
 		free(np);
 		free(t);
 		return EXIT_RUN_FAILED;
@@ -459,16 +438,13 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 
 int cmd_native_run(int argc, char **argv)
 {
-	struct cli_set *sets = calloc(argc, sizeof(*sets));
 	const char *spec, *stats_path = NULL;
+	struct cli_sets sets = { 0 };
+	struct cli_options o;
 	bool stats = false;
-	int nsets = 0, rc, status;
+	int rc, status;
 
-	if (!sets) {
-		cli_error("native-run", "out of memory");
-		return EXIT_RUN_FAILED;
-	}
-	rc = native_parse(argc, argv, sets, &nsets, native_run_usage, &stats, &stats_path);
+	rc = native_parse(argc, argv, &sets, native_run_usage, &stats, &stats_path, &o);
 	if (rc) {
 		status = rc > 0 ? 0 : EXIT_RUN_FAILED;
 		goto out;
@@ -485,10 +461,8 @@ int cmd_native_run(int argc, char **argv)
 		cli_error("native-run", "no command given (OBJ[:PROG] -- CMD [ARG]...)");
 		goto out;
 	}
-	status = cli_native_run("native-run", &spec, 1, sets, nsets, stats, stats_path,
-				argv + optind);
+	status = cli_native_run("native-run", &spec, 1, &sets, stats, stats_path, argv + optind);
 out:
-	cli_free_sets(sets, nsets);
-	free(sets);
+	cli_sets_free(&sets);
 	return status;
 }
