@@ -16,6 +16,9 @@
 
 #include <secbpf.h>
 
+/* Internal header: object/object.h, the loader's object and program
+ * (struct cli_target): the compiler, verifier, runtime and disassembler
+ * take them, and the public API has no compile, verify or disassemble. */
 #include "object/object.h"
 #include "options.h"
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Internal header: cbpf/cbpf.h, the compiler to classic BPF and its
+ * disassembler; the public API compiles only inside secbpf_attach(). */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 

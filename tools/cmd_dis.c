@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Internal headers: cbpf/cbpf.h (--cbpf: the compiled filter) and
+ * vm/insn.h (the eBPF disassembler); the public API gives a program's
+ * instructions (secbpf_program__insns) but neither disassembles them nor
+ * exposes the line info and function boundaries printed here. */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 #include "vm/insn.h"

@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Internal headers: cbpf/cbpf.h and vm/insn.h, the two disassemblers, and
+ * install/native.h, the port's ABI (its ptrace request, reading back a
+ * prog fd); the public API is about filters to attach, not installed ones. */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 #include "vm/insn.h"

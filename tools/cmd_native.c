@@ -18,6 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Internal header: install/native.h, loading into and attaching with a
+ * kernel carrying the port, and reading its maps (--stats); the public
+ * API's SECBPF_ATTACH_NATIVE attaches to the caller only, and keeps the
+ * prog and map fds to itself. */
 #include "cli.h"
 #include "install/native.h"
 
@@ -198,7 +202,7 @@ struct native_report {
 
 /* The child: CMD's signal mask, no_new_privs + attach of every program in
  * order, execve. After the last attach the only syscalls are execve and,
- * if it fails, exit_group. Kept apart from run_child (cmd_run.c) on
+ * if it fails, exit_group. Kept apart from run_child (run_child.c) on
  * purpose: that one installs a cBPF stack (attach.h), maybe with a
  * listener, in one call; only their exit is shared. */
 static __attribute__((noreturn)) void native_child(const struct native_abi *abi,

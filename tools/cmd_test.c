@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Internal headers: vm/runtime.h, to run the program once (see
+ * test_run_once for why not secbpf_program__test_run), and
+ * install/action.h, to print the action as docs/design.md §5 says. */
 #include "install/action.h"
 #include "cli.h"
 #include "vm/runtime.h"

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Internal headers: install/policy.h (the tier the system policy grants)
+ * and verifier/verifier.h (verifying for a tier, with its log); the public
+ * API verifies only inside secbpf_attach(), and says nothing until then. */
 #include "cli.h"
 #include "install/policy.h"
 #include "verifier/verifier.h"
