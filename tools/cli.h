@@ -119,6 +119,21 @@ int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FIL
 void cli_print_value(FILE *f, const uint8_t *p, size_t n);
 
 /*
+ * Whether --stats lists the entries of a map of this type: the hash and
+ * array kinds, and task storage when with_task_storage (the supervisor's
+ * maps; the kernel's cannot be iterated from user space).
+ */
+bool cli_stats_iterable(uint32_t type, bool with_task_storage);
+
+/* "SPEC VAR = VALUE": a global variable of size bytes. */
+void cli_stats_var(FILE *f, const char *spec, const char *var, const uint8_t *value, size_t size);
+
+/* "SPEC MAP KEY = VALUE...": a map entry with nvals values of vsize bytes,
+ * stride bytes apart (one per CPU slot of a per-CPU map). */
+void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *key, size_t ksize,
+		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals);
+
+/*
  * `run --native` and `native-run`: load the n programs into a kernel with
  * the seccomp-eBPF port, attach them in order in a child and run CMD
  * (cmd_argv) there; with stats, print the kernel's copy of their globals

@@ -357,42 +357,6 @@ char *cli_resolve_command(const char *what, const char *cmd, int *status)
 	return NULL;
 }
 
-/* An integer of 1, 2, 4 or 8 bytes in decimal, anything else in hex. */
-void cli_print_value(FILE *f, const uint8_t *p, size_t n)
-{
-	uint64_t v;
-	size_t i;
-
-	switch (n) {
-	case 1:
-		v = *p;
-		break;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	case 8:
-		memcpy(&v, p, 8);
-		break;
-	default:
-		fputs("0x", f);
-		for (i = 0; i < n; i++)
-			fprintf(f, "%02x", p[i]);
-		return;
-	}
-	fprintf(f, "%llu", (unsigned long long)v);
-}
-
 void cli_child_exit(int status)
 {
 	syscall(SYS_exit_group, status);

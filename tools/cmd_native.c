@@ -319,7 +319,7 @@ static void native_stats_map(FILE *f, const char *spec, const struct object_map 
 	bool percpu = om->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		      om->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
 		      om->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-	unsigned int ncpus = percpu ? native_possible_cpus() : 1, c;
+	unsigned int ncpus = percpu ? native_possible_cpus() : 1;
 	uint8_t *key, *next, *val;
 	void *prev = NULL;
 
@@ -333,34 +333,13 @@ static void native_stats_map(FILE *f, const char *spec, const struct object_map 
 		prev = key;
 		if (native_map_lookup(fd, key, val))
 			continue;
-		fprintf(f, "%s %s ", spec, om->name);
-		cli_print_value(f, key, om->key_size);
-		fputs(" =", f);
-		for (c = 0; c < ncpus; c++) {
-			fputc(' ', f);
-			cli_print_value(f, val + c * vstride, om->value_size);
-		}
-		fputc('\n', f);
+		cli_stats_entry(f, spec, om->name, key, om->key_size, val, om->value_size, vstride,
+				ncpus);
 	}
 out:
 	free(key);
 	free(next);
 	free(val);
-}
-
-static bool native_stats_iterable(uint32_t type)
-{
-	switch (type) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-		return true;
-	default:
-		return false;
-	}
 }
 
 static void native_stats(const char **specs, const struct cli_target *t,
@@ -390,15 +369,13 @@ static void native_stats(const char **specs, const struct cli_target *t,
 				continue;
 			value = malloc(om->value_size ? om->value_size : 1);
 			if (value && !native_map_lookup(np[i].map_fds[v->map], &key, value)) {
-				fprintf(f, "%s %s = ", specs[i], v->name);
-				cli_print_value(f, value + v->offset, v->size);
-				fputc('\n', f);
+				cli_stats_var(f, specs[i], v->name, value + v->offset, v->size);
 			}
 			free(value);
 		}
 		for (j = 0; j < obj->map_cnt; j++)
 			if (obj->maps[j].kind == OBJECT_MAP_BTF &&
-			    native_stats_iterable(obj->maps[j].type))
+			    cli_stats_iterable(obj->maps[j].type, false))
 				native_stats_map(f, specs[i], &obj->maps[j], np[i].map_fds[j]);
 	}
 	if (path && fclose(f))

@@ -22,28 +22,11 @@
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static bool stats_iterable(uint32_t type)
-{
-	switch (type) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-	case BPF_MAP_TYPE_TASK_STORAGE:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void stats_map(FILE *f, const char *spec, const char *name, struct map *m)
 {
 	size_t ksz = map_key_size(m), vsz = map_value_size(m), usz = map_user_value_size(m);
 	bool percpu = usz != vsz;
 	uint8_t *key, *next, *val;
-	unsigned int c;
 	void *prev = NULL;
 
 	key = calloc(1, ksz ? ksz : 1);
@@ -56,14 +39,8 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		prev = key;
 		if (map_lookup_user(m, key, val))
 			continue;
-		fprintf(f, "%s %s ", spec, name);
-		cli_print_value(f, key, ksz);
-		fputs(" =", f);
-		for (c = 0; c < (percpu ? map_ncpus(m) : 1); c++) {
-			fputc(' ', f);
-			cli_print_value(f, val + c * ((vsz + 7) / 8 * 8), vsz);
-		}
-		fputc('\n', f);
+		cli_stats_entry(f, spec, name, key, ksz, val, vsz, (vsz + 7) / 8 * 8,
+				percpu ? map_ncpus(m) : 1);
 	}
 out:
 	free(key);
@@ -101,13 +78,12 @@ void run_stats(const struct run_state *s, const char **specs, const char *path)
 			if (!m || map_direct_value(m, &value) ||
 			    v->offset + v->size > om->value_size)
 				continue;
-			fprintf(f, "%s %s = ", specs[i], v->name);
-			cli_print_value(f, (const uint8_t *)value + v->offset, v->size);
-			fputc('\n', f);
+			cli_stats_var(f, specs[i], v->name, (const uint8_t *)value + v->offset,
+				      v->size);
 		}
 		for (j = 0; j < obj->map_cnt; j++) {
 			if (obj->maps[j].kind != OBJECT_MAP_BTF ||
-			    !stats_iterable(obj->maps[j].type))
+			    !cli_stats_iterable(obj->maps[j].type, true))
 				continue;
 			m = runtime_map(s->plan.runtimes[i], obj->maps[j].name);
 			if (m)
