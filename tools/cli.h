@@ -118,6 +118,12 @@ int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FIL
  * bytes in decimal, anything else as 0x and hex bytes. */
 void cli_print_value(FILE *f, const uint8_t *p, size_t n);
 
+/* Where --stats[=FILE] goes: stderr, or FILE opened (close-on-exec);
+ * NULL after printing why. cli_stats_close closes FILE, saying if the
+ * write failed. */
+FILE *cli_stats_open(const char *path);
+void cli_stats_close(FILE *f, const char *path);
+
 /*
  * Whether --stats lists the entries of a map of this type: the hash and
  * array kinds, and task storage when with_task_storage (the supervisor's

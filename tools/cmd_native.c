@@ -345,18 +345,13 @@ out:
 static void native_stats(const char **specs, const struct cli_target *t,
 			 const struct native_prog *np, int n, const char *path)
 {
-	FILE *f = stderr;
+	FILE *f = cli_stats_open(path);
 	uint32_t j, key = 0;
 	uint8_t *value;
 	int i;
 
-	if (path) {
-		f = fopen(path, "we");
-		if (!f) {
-			cli_error(path, "cannot write the stats: %s", strerror(errno));
-			return;
-		}
-	}
+	if (!f)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct object *obj = t[i].obj;
 
@@ -378,8 +373,7 @@ static void native_stats(const char **specs, const struct cli_target *t,
 			    cli_stats_iterable(obj->maps[j].type, false))
 				native_stats_map(f, specs[i], &obj->maps[j], np[i].map_fds[j]);
 	}
-	if (path && fclose(f))
-		cli_error(path, "cannot write the stats: %s", strerror(errno));
+	cli_stats_close(f, path);
 }
 
 int cli_native_run(const char *what, const char **specs, int n, const struct cli_sets *sets,

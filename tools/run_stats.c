@@ -51,19 +51,14 @@ out:
 void run_stats(const struct run_state *s, const char **specs, const char *path)
 {
 	const struct object *obj;
-	FILE *f = stderr;
+	FILE *f = cli_stats_open(path);
 	struct map *m;
 	void *value;
 	uint32_t j;
 	int i;
 
-	if (path) {
-		f = fopen(path, "we");
-		if (!f) {
-			cli_error(path, "cannot write the stats: %s", strerror(errno));
-			return;
-		}
-	}
+	if (!f)
+		return;
 	for (i = 0; i < s->ntargets; i++) {
 		if (!s->plan.runtimes[i])
 			continue;
@@ -90,8 +85,7 @@ void run_stats(const struct run_state *s, const char **specs, const char *path)
 				stats_map(f, specs[i], obj->maps[j].name, m);
 		}
 	}
-	if (path && fclose(f))
-		cli_error(path, "cannot write the stats: %s", strerror(errno));
+	cli_stats_close(f, path);
 }
 
 /*

@@ -4,6 +4,7 @@
  * `native-run` (the kernel's): "SPEC VAR = VALUE" per global variable and
  * "SPEC MAP KEY = VALUE..." per map entry.
  */
+#include <errno.h>
 #include <linux/bpf.h>
 #include <string.h>
 
@@ -82,4 +83,22 @@ void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *
 		cli_print_value(f, val + c * stride, vsize);
 	}
 	fputc('\n', f);
+}
+
+FILE *cli_stats_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stderr;
+	f = fopen(path, "we");
+	if (!f)
+		cli_error(path, "cannot write the stats: %s", strerror(errno));
+	return f;
+}
+
+void cli_stats_close(FILE *f, const char *path)
+{
+	if (path && fclose(f))
+		cli_error(path, "cannot write the stats: %s", strerror(errno));
 }
