@@ -77,31 +77,15 @@ static bool agent_reply_valid(const struct secbpf_agent_reply *r, uint64_t id)
 	return r->flags == 0 && r->error >= -(int32_t)ACTION_MAX_ERRNO && r->error <= 0;
 }
 
-/*
- * Ask the agent about notification req (its thread t, the combined action
- * ret) and put its answer in resp. One exchange at a time on the socket:
- * send the request, wait up to the timeout for exactly one reply, check it
- * strictly. Any failure drops the agent. Returns 0 with resp set; -ESRCH
- * if the notification is no longer valid once answered (nothing to reply);
- * another negative errno (resp untouched: ENOSYS) if there is no agent or
- * it failed.
- */
-int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,
-			 const struct target *t, uint32_t ret, struct seccomp_notif_resp *resp)
+/* Send the request about notification req (its thread t, the combined
+ * action ret). Under agent_lock. Returns 0, or -EPIPE with the agent
+ * dropped. */
+static int agent_send_request(struct supervisor *sv, const struct seccomp_notif *req,
+			      const struct target *t, uint32_t ret)
 {
 	struct secbpf_agent_request q;
-	struct secbpf_agent_reply a;
-	struct pollfd p = { .events = POLLIN };
-	struct iovec iov = { .iov_base = &a, .iov_len = sizeof(a) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
-	int rc;
 
-	pthread_mutex_lock(&sv->agent_lock);
-	if (sv->agent_fd < 0) {
-		pthread_mutex_unlock(&sv->agent_lock);
-		return -ENOTCONN;
-	}
 	memset(&q, 0, sizeof(q));
 	q.hdr.magic = SECBPF_AGENT_MAGIC;
 	q.hdr.version = SECBPF_AGENT_VERSION;
@@ -116,31 +100,70 @@ int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,
 	n = send(sv->agent_fd, &q, sizeof(q), MSG_NOSIGNAL);
 	if (n != (ssize_t)sizeof(q)) {
 		agent_drop(sv, n < 0 ? strerror(errno) : "short send");
-		pthread_mutex_unlock(&sv->agent_lock);
 		return -EPIPE;
 	}
-	p.fd = sv->agent_fd;
+	return 0;
+}
+
+/*
+ * Wait up to the timeout for exactly one reply to request id into *a and
+ * check it strictly. Under agent_lock. Returns 0, or -ETIMEDOUT or -EPROTO
+ * with the agent dropped.
+ */
+static int agent_receive_reply(struct supervisor *sv, uint64_t id, struct secbpf_agent_reply *a)
+{
+	struct pollfd p = { .fd = sv->agent_fd, .events = POLLIN };
+	struct iovec iov = { .iov_base = a, .iov_len = sizeof(*a) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	int rc;
+
 	do
 		rc = poll(&p, 1, (int)sv->agent_timeout_ms);
 	while (rc < 0 && errno == EINTR);
 	if (rc <= 0) {
 		agent_drop(sv, rc == 0 ? "no answer in time" : strerror(errno));
-		pthread_mutex_unlock(&sv->agent_lock);
 		return -ETIMEDOUT;
 	}
 	/* One packet, exactly the size of a reply: MSG_TRUNC tells a longer
 	 * one, the count a shorter one. */
-	memset(&a, 0, sizeof(a));
+	memset(a, 0, sizeof(*a));
 	n = recvmsg(sv->agent_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n != (ssize_t)sizeof(a) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    !agent_reply_valid(&a, req->id)) {
+	if (n != (ssize_t)sizeof(*a) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    !agent_reply_valid(a, id)) {
 		agent_drop(sv, n == 0  ? "the agent closed the connection"
 			       : n < 0 ? strerror(errno)
 				       : "malformed reply");
-		pthread_mutex_unlock(&sv->agent_lock);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/*
+ * Ask the agent about notification req (its thread t, the combined action
+ * ret) and put its answer in resp. One exchange at a time on the socket:
+ * send the request, wait up to the timeout for exactly one reply, check it
+ * strictly. Any failure drops the agent. Returns 0 with resp set; -ESRCH
+ * if the notification is no longer valid once answered (nothing to reply);
+ * another negative errno (resp untouched: ENOSYS) if there is no agent or
+ * it failed.
+ */
+int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,
+			 const struct target *t, uint32_t ret, struct seccomp_notif_resp *resp)
+{
+	struct secbpf_agent_reply a;
+	int rc;
+
+	pthread_mutex_lock(&sv->agent_lock);
+	if (sv->agent_fd < 0)
+		rc = -ENOTCONN;
+	else
+		rc = agent_send_request(sv, req, t, ret);
+	if (!rc)
+		rc = agent_receive_reply(sv, req->id, &a);
 	pthread_mutex_unlock(&sv->agent_lock);
+	if (rc)
+		return rc;
 
 	/* The agent may have taken long: is the syscall still waiting? */
 	if (!notif_valid(sv, req->id))

@@ -29,6 +29,49 @@ unsigned int supervisor_default_workers(void)
 	return n > 4 ? 4 : (unsigned int)n;
 }
 
+/* The options of supervisor_new, those of an older caller (smaller sz)
+ * left at their defaults, and the limits on them. */
+static void apply_opts(struct supervisor *sv, const struct supervisor_opts *opts)
+{
+	sv->log = stderr;
+	sv->nworkers = supervisor_default_workers();
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
+		if (opts->nworkers)
+			sv->nworkers = opts->nworkers;
+		if (opts->log)
+			sv->log = opts->log;
+	}
+	sv->agent_timeout_ms = SUPERVISOR_AGENT_TIMEOUT_MS;
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, agent_timeout_ms) +
+					sizeof(opts->agent_timeout_ms)) {
+		if (opts->agent_timeout_ms)
+			sv->agent_timeout_ms = opts->agent_timeout_ms;
+		if (opts->agent_fd > 0)
+			sv->agent_fd = opts->agent_fd; /* ours once we succeed */
+	}
+	if (sv->agent_timeout_ms > INT_MAX)
+		sv->agent_timeout_ms = INT_MAX;
+	if (sv->nworkers > SUPERVISOR_MAX_WORKERS)
+		sv->nworkers = SUPERVISOR_MAX_WORKERS;
+}
+
+/* The reaper's epoll fd, and the eventfd that stops it (tracking.c).
+ * Returns 0, or a negative errno with err set. */
+static int open_reaper_fds(struct supervisor *sv, struct secbpf_err *err)
+{
+	/* data 0 is never a TGID: it means stop. */
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
+
+	sv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	sv->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (sv->epoll_fd < 0 || sv->stop_fd < 0)
+		return err_set(err, errno, "cannot create an epoll or event fd: %s",
+			       strerror(errno));
+	if (epoll_ctl(sv->epoll_fd, EPOLL_CTL_ADD, sv->stop_fd, &ev))
+		return err_set(err, errno, "epoll_ctl: %s", strerror(errno));
+	return 0;
+}
+
 struct supervisor *supervisor_new(int listener, const struct supervisor_prog *progs, size_t n,
 				  const struct supervisor_opts *opts, struct secbpf_err *err)
 {
@@ -55,26 +98,7 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 	sv->agent_fd = -1;
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_mutex_init(&sv->agent_lock, NULL);
-	sv->log = stderr;
-	sv->nworkers = supervisor_default_workers();
-	if (opts && opts->sz >= offsetof(struct supervisor_opts, log) + sizeof(opts->log)) {
-		if (opts->nworkers)
-			sv->nworkers = opts->nworkers;
-		if (opts->log)
-			sv->log = opts->log;
-	}
-	sv->agent_timeout_ms = SUPERVISOR_AGENT_TIMEOUT_MS;
-	if (opts && opts->sz >= offsetof(struct supervisor_opts, agent_timeout_ms) +
-					sizeof(opts->agent_timeout_ms)) {
-		if (opts->agent_timeout_ms)
-			sv->agent_timeout_ms = opts->agent_timeout_ms;
-		if (opts->agent_fd > 0)
-			sv->agent_fd = opts->agent_fd; /* ours once we succeed */
-	}
-	if (sv->agent_timeout_ms > INT_MAX)
-		sv->agent_timeout_ms = INT_MAX;
-	if (sv->nworkers > SUPERVISOR_MAX_WORKERS)
-		sv->nworkers = SUPERVISOR_MAX_WORKERS;
+	apply_opts(sv, opts);
 	/* The kernel copies its own struct sizes: never less than that. */
 	sv->req_size = sizeof(struct seccomp_notif);
 	if (sizes.seccomp_notif > sv->req_size)
@@ -93,21 +117,8 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 			sv->workers[i].cache[j].pidfd = -1;
 	memcpy(sv->progs, progs, n * sizeof(*progs));
 	sv->nprogs = n;
-	sv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	sv->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (sv->epoll_fd < 0 || sv->stop_fd < 0) {
-		err_set(err, errno, "cannot create an epoll or event fd: %s", strerror(errno));
+	if (open_reaper_fds(sv, err))
 		goto fail;
-	}
-	{
-		/* data 0 is never a TGID: it means stop. */
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
-
-		if (epoll_ctl(sv->epoll_fd, EPOLL_CTL_ADD, sv->stop_fd, &ev)) {
-			err_set(err, errno, "epoll_ctl: %s", strerror(errno));
-			goto fail;
-		}
-	}
 	for (i = 0; i < n; i++)
 		sv->open_mem |= progs[i].rt && progs[i].reads_memory;
 	for (i = 0; i < sv->nworkers; i++) {

@@ -71,7 +71,8 @@ static void fail_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 	send_reply(sv, resp);
 }
 
-/* runtime_task.get_tgid: supervisor_target_tgid for the notification being handled. */
+/* runtime_task.get_tgid: supervisor_target_tgid for the notification
+ * being handled. */
 struct tgid_ctx {
 	struct supervisor_worker *w;
 	const struct seccomp_notif *req;
@@ -90,24 +91,117 @@ static int task_get_tgid(void *arg, pid_t *tgid)
 	return 0;
 }
 
+/*
+ * The combined action of the stack for the notification w holds, made by
+ * thread t, into *ret: helpers act on t, and find its thread group only if
+ * they need it. Returns 0, or a negative errno after logging why (the
+ * caller then fails the syscall).
+ */
+static int worker_decide(struct supervisor_worker *w, struct target *t, uint32_t *ret)
+{
+	struct supervisor *sv = w->sv;
+	const struct seccomp_notif *req = w->req;
+	struct valid_ctx valid = { .sv = sv, .id = req->id };
+	struct tgid_ctx tgid = { .w = w, .req = req, .t = t };
+	struct runtime_task task;
+	struct secbpf_err err;
+	int rc;
+
+	/* Not zeroed whole: 512 bytes per notification for a message that
+	 * is only read after err_set wrote it. */
+	err.msg[0] = '\0';
+	memset(&task, 0, sizeof(task));
+	task.tid = t->tid;
+	task.tgid = 0; /* found by get_tgid if a helper needs it */
+	task.get_tgid = task_get_tgid;
+	task.get_tgid_ctx = &tgid;
+	task.mem_fd = t->mem_fd;
+	task.still_valid = task_still_valid;
+	task.still_valid_ctx = &valid;
+	task.cpu = w->cpu;
+	rc = supervisor_decide(sv, &req->data, &task, ret, &err);
+	if (rc) {
+		supervisor_baton_release(w);
+		supervisor_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid,
+			       req->data.nr, err.msg);
+	}
+	return rc;
+}
+
+/*
+ * Carry out deed for the notification w holds (its thread t, the combined
+ * action ret), then send the reply supervisor_reply_for() put in w->resp
+ * (or the agent's). Nothing is sent once the notification is found gone.
+ */
+static void worker_act(struct supervisor_worker *w, struct target *t, enum supervisor_deed deed,
+		       uint32_t ret)
+{
+	struct supervisor *sv = w->sv;
+	const struct seccomp_notif *req = w->req;
+	struct seccomp_notif_resp *resp = w->resp;
+	int rc;
+
+	/* Logging, killing, trapping and asking the agent may block: let
+	 * another worker receive meanwhile. */
+	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL) {
+		supervisor_baton_release(w);
+		/* Each needs the thread group; without it the reply stays
+		 * the error reply_for put there (or CONTINUE for LOG). */
+		rc = supervisor_target_tgid(w, req, t);
+		if (rc == -ESRCH)
+			return; /* the task is gone: nothing to answer */
+		if (rc && deed != SUPERVISOR_LOG) {
+			supervisor_log(
+				sv,
+				"pid %u: cannot find its process (%s): syscall %d fails with %s",
+				req->pid, strerror(-rc), req->data.nr, strerror(-resp->error));
+			send_reply(sv, resp);
+			return;
+		}
+	}
+	switch (deed) {
+	case SUPERVISOR_CONTINUE:
+	case SUPERVISOR_FAIL:
+		break;
+	case SUPERVISOR_LOG:
+		supervisor_log(sv, "LOG: pid %u (tgid %d) syscall %d arch 0x%x", req->pid,
+			       (int)t->tgid, req->data.nr, req->data.arch);
+		break;
+	case SUPERVISOR_KILL:
+		rc = supervisor_target_kill(sv, req->id, t);
+		if (rc && rc != -ESRCH)
+			supervisor_log(
+				sv,
+				"pid %u: cannot kill process %d (%s): syscall %d fails with EPERM",
+				req->pid, (int)t->tgid, strerror(-rc), req->data.nr);
+		break;
+	case SUPERVISOR_TRAP:
+		rc = supervisor_target_trap(sv, req->id, t, ret);
+		if (rc && rc != -ESRCH)
+			supervisor_log(
+				sv, "pid %u: cannot send SIGSYS (%s): syscall %d fails with ENOSYS",
+				req->pid, strerror(-rc), req->data.nr);
+		break;
+	case SUPERVISOR_AGENT:
+		/* resp says ENOSYS unless the agent answers well. */
+		rc = supervisor_agent_ask(sv, req, t, ret, resp);
+		if (rc == -ESRCH)
+			return;
+		break;
+	}
+	send_reply(sv, resp);
+}
+
 /* Handle one notification: decide, act, reply (see the file comment). */
 static void worker_handle(struct supervisor_worker *w)
 {
 	struct supervisor *sv = w->sv;
 	const struct seccomp_notif *req = w->req;
 	struct seccomp_notif_resp *resp = w->resp;
-	struct valid_ctx valid = { .sv = sv, .id = req->id };
-	struct secbpf_err err;
-	struct runtime_task task;
-	enum supervisor_deed deed;
 	struct target t;
-	struct tgid_ctx tgid = { .w = w, .req = req, .t = &t };
 	uint32_t ret;
 	int rc;
 
-	/* Not zeroed whole: 512 bytes per notification for a message that
-	 * is only read after err_set wrote it. */
-	err.msg[0] = '\0';
 	memset(resp, 0, sv->resp_size);
 	resp->id = req->id;
 	resp->error = -ENOSYS; /* until decided: what a dead supervisor gives */
@@ -124,75 +218,11 @@ static void worker_handle(struct supervisor_worker *w)
 		fail_reply(sv, resp);
 		goto out;
 	}
-
-	memset(&task, 0, sizeof(task));
-	task.tid = t.tid;
-	task.tgid = 0; /* found by get_tgid if a helper needs it */
-	task.get_tgid = task_get_tgid;
-	task.get_tgid_ctx = &tgid;
-	task.mem_fd = t.mem_fd;
-	task.still_valid = task_still_valid;
-	task.still_valid_ctx = &valid;
-	task.cpu = w->cpu;
-	rc = supervisor_decide(sv, &req->data, &task, &ret, &err);
-	if (rc) {
-		supervisor_baton_release(w);
-		supervisor_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid,
-			       req->data.nr, err.msg);
+	if (worker_decide(w, &t, &ret)) {
 		fail_reply(sv, resp);
 		goto out;
 	}
-
-	deed = supervisor_reply_for(ret, resp);
-	/* Logging, killing, trapping and asking the agent may block: let
-	 * another worker receive meanwhile. */
-	if (deed != SUPERVISOR_CONTINUE && deed != SUPERVISOR_FAIL) {
-		supervisor_baton_release(w);
-		/* Each needs the thread group; without it the reply stays
-		 * the error reply_for put there (or CONTINUE for LOG). */
-		rc = supervisor_target_tgid(w, req, &t);
-		if (rc == -ESRCH)
-			goto out; /* the task is gone: nothing to answer */
-		if (rc && deed != SUPERVISOR_LOG) {
-			supervisor_log(
-				sv,
-				"pid %u: cannot find its process (%s): syscall %d fails with %s",
-				req->pid, strerror(-rc), req->data.nr, strerror(-resp->error));
-			send_reply(sv, resp);
-			goto out;
-		}
-	}
-	switch (deed) {
-	case SUPERVISOR_CONTINUE:
-	case SUPERVISOR_FAIL:
-		break;
-	case SUPERVISOR_LOG:
-		supervisor_log(sv, "LOG: pid %u (tgid %d) syscall %d arch 0x%x", req->pid,
-			       (int)t.tgid, req->data.nr, req->data.arch);
-		break;
-	case SUPERVISOR_KILL:
-		rc = supervisor_target_kill(sv, req->id, &t);
-		if (rc && rc != -ESRCH)
-			supervisor_log(
-				sv,
-				"pid %u: cannot kill process %d (%s): syscall %d fails with EPERM",
-				req->pid, (int)t.tgid, strerror(-rc), req->data.nr);
-		break;
-	case SUPERVISOR_TRAP:
-		rc = supervisor_target_trap(sv, req->id, &t, ret);
-		if (rc && rc != -ESRCH)
-			supervisor_log(
-				sv, "pid %u: cannot send SIGSYS (%s): syscall %d fails with ENOSYS",
-				req->pid, strerror(-rc), req->data.nr);
-		break;
-	case SUPERVISOR_AGENT:
-		/* resp says ENOSYS unless the agent answers well. */
-		rc = supervisor_agent_ask(sv, req, &t, ret, resp);
-		if (rc == -ESRCH)
-			goto out;
-		break;
-	}
-	send_reply(sv, resp);
+	worker_act(w, &t, supervisor_reply_for(ret, resp), ret);
 out:
 	supervisor_target_close(&t);
 }
