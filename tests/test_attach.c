@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/proc_status.h"
 #include "install/attach.h"
 #include "common.h"
 
@@ -111,17 +112,9 @@ static int close_errno(int fd)
 /* Seccomp_filters from /proc/self/status: how many filters are installed. */
 static int filter_count(void)
 {
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	uint64_t n;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return proc_status_self_u64("Seccomp_filters", 10, &n) ? -1 : (int)n;
 }
 
 static int set_nnp(void)

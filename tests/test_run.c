@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * End-to-end tests of `secbpf run` (tools/cmd_run.c): real commands under
- * real filters, checking what the filtered programs see and the exit
+ * End-to-end tests of `secbpf run` (tools/cmd_run.c, tools/run_*.c): real
+ * commands under real filters, checking what the filtered programs see and the exit
  * statuses of docs/design.md §5. The probe is tests/progs/close_probe.c.
  */
 #include <criterion/criterion.h>

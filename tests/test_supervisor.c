@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of lib/supervisor/supervisor.c: the reply table of docs/design.md §1, the stack
- * layout (checked by simulation, as every generated cBPF is), the combined
+ * Tests of lib/supervisor/: the reply table of docs/design.md §1
+ * (decide.c), the stack layout (supervisor.c, checked by simulation, as
+ * every generated cBPF is), the combined
  * decision of several programs, and end-to-end runs of `secbpf run` with
  * stateful filters on real processes (tests/progs/notify_probe.c): exact
  * counts under 8 threads, fork and exec, every action, a kill from the

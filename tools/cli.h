@@ -2,7 +2,7 @@
 /*
  * Shared pieces of the secbpf command-line tool: error printing in the
  * `secbpf: <what>: <why>` form, OBJ[:PROG] parsing, compiling .c filters
- * and loading objects with --set applied.
+ * and loading objects with --set applied; options.h parses the options.
  */
 #ifndef SECBPF_CLI_H
 #define SECBPF_CLI_H
@@ -14,7 +14,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <secbpf.h>
+
+/* Internal header: object/object.h, the loader's object and program
+ * (struct cli_target): the compiler, verifier, runtime and disassembler
+ * take them, and the public API has no compile, verify or disassemble. */
 #include "object/object.h"
+#include "options.h"
 
 /* Exit statuses shared by the commands (docs/design.md §5). */
 #define EXIT_REJECTED 1 /* verify: program rejected; test: the run faulted */
@@ -26,14 +32,16 @@
 
 void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* One --set VAR=VALUE. */
-struct cli_set {
-	const char *var;
-	const char *value;
-};
-
-/* A loaded OBJ[:PROG] target. */
+/*
+ * A loaded OBJ[:PROG] target: opened and its program found through the
+ * public API (include/secbpf.h), whose handles the tools are a client of.
+ * obj and prog are the loader's object and program behind those handles
+ * (lib/api/api.h), for what the API does not offer: compiling to cBPF,
+ * verifying for a tier, disassembling with line info, planning a stack.
+ */
 struct cli_target {
+	struct secbpf_object *handle;
+	struct secbpf_program *program;
 	struct object *obj;
 	struct object_prog *prog;
 	char *tmp_obj; /* compiled object of a .c input, removed on close */
@@ -41,15 +49,21 @@ struct cli_target {
 
 /*
  * Load spec (OBJ[:PROG], OBJ may be a .c file which is compiled first),
- * apply the sets (an error if no loaded object defines a VAR: the caller
- * passes every target's sets at once through cli_apply_sets), and pick
- * the program. Prints the error and returns -1 on failure.
+ * and pick the program. The sets are applied separately (cli_apply_sets:
+ * each VAR must exist in at least one of the targets of a command).
+ * Prints the error and returns -1 on failure.
  */
 int cli_load(const char *spec, struct cli_target *t);
 void cli_close(struct cli_target *t);
 
+/* cli_load, then cli_apply_sets on that one target; closed on failure. */
+int cli_open_target(const char *spec, const struct cli_sets *sets, struct cli_target *t);
+
+/* Whether s is a C identifier (a VAR of --set, a PROG of OBJ:PROG). */
+bool cli_is_c_identifier(const char *s);
+
 /* Apply every --set to the targets; each VAR must exist in at least one. */
-int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_set *sets, int nsets);
+int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_sets *sets);
 
 /*
  * Resolve CMD as execvp would (PATH, or "/bin:/usr/bin" when unset; a name
@@ -78,10 +92,6 @@ void cli_child_exit(int status) __attribute__((noreturn));
  */
 int cli_wait_forwarding(pid_t pid, const sigset_t *set, int *status, bool *forwarded);
 
-/* Parse "VAR=VALUE" into a cli_set; prints an error and returns -1 if bad. */
-int cli_parse_set(const char *arg, struct cli_set *set);
-void cli_free_sets(struct cli_set *sets, int nsets);
-
 /*
  * Compile a filter source with clang for the BPF target. extra is a
  * NULL-terminated list of additional clang arguments (may be NULL).
@@ -108,6 +118,27 @@ int cli_verify_target(struct cli_target *t, int requested_tier, bool strict, FIL
  * bytes in decimal, anything else as 0x and hex bytes. */
 void cli_print_value(FILE *f, const uint8_t *p, size_t n);
 
+/* Where --stats[=FILE] goes: stderr, or FILE opened (close-on-exec);
+ * NULL after printing why. cli_stats_close closes FILE, saying if the
+ * write failed. */
+FILE *cli_stats_open(const char *path);
+void cli_stats_close(FILE *f, const char *path);
+
+/*
+ * Whether --stats lists the entries of a map of this type: the hash and
+ * array kinds, and task storage when with_task_storage (the supervisor's
+ * maps; the kernel's cannot be iterated from user space).
+ */
+bool cli_stats_iterable(uint32_t type, bool with_task_storage);
+
+/* "SPEC VAR = VALUE": a global variable of size bytes. */
+void cli_stats_var(FILE *f, const char *spec, const char *var, const uint8_t *value, size_t size);
+
+/* "SPEC MAP KEY = VALUE...": a map entry with nvals values of vsize bytes,
+ * stride bytes apart (one per CPU slot of a per-CPU map). */
+void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *key, size_t ksize,
+		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals);
+
 /*
  * `run --native` and `native-run`: load the n programs into a kernel with
  * the seccomp-eBPF port, attach them in order in a child and run CMD
@@ -115,8 +146,8 @@ void cli_print_value(FILE *f, const uint8_t *p, size_t n);
  * and maps at the end (to stats_path, or stderr). Returns the exit status
  * of docs/design.md §5 (125 on a stock kernel, with a message saying so).
  */
-int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
-		   int nsets, bool stats, const char *stats_path, char **cmd_argv);
+int cli_native_run(const char *what, const char **specs, int n, const struct cli_sets *sets,
+		   bool stats, const char *stats_path, char **cmd_argv);
 
 int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Helpers shared by the secbpf commands: error output, target loading
- * (OBJ[:PROG], .c sources compiled on the fly) and --set handling.
+ * through the public API (OBJ[:PROG], .c sources compiled on the fly,
+ * --set applied), command lookup and the child's exit and wait.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Internal header, beside the public API the targets are opened with:
+ * api/api.h, for the loader's object behind a public handle (its path is
+ * renamed to the user's .c file; the API has no accessor for either). */
+#include "api/api.h"
 #include "cli.h"
 
 extern char **environ;
@@ -30,7 +35,7 @@ void cli_error(const char *what, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static bool is_c_identifier(const char *s)
+bool cli_is_c_identifier(const char *s)
 {
 	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
 		return false;
@@ -153,9 +158,24 @@ static char *compile_to_temp(const char *src)
 	return path;
 }
 
+/* Open the object file at path with the public API; prints why not. */
+static struct secbpf_object *open_object(const char *path, const char *name)
+{
+	char errbuf[SECBPF_ERR_MAX] = "";
+	struct secbpf_object_open_opts opts = {
+		.sz = sizeof(opts),
+		.errbuf = errbuf,
+		.errbuf_sz = sizeof(errbuf),
+	};
+	struct secbpf_object *obj = secbpf_object__open_file(path, &opts);
+
+	if (!obj)
+		cli_error(name, "%s", errbuf[0] ? errbuf : strerror(errno));
+	return obj;
+}
+
 int cli_load(const char *spec, struct cli_target *t)
 {
-	struct secbpf_err err = { { 0 } };
 	char *file = strdup(spec);
 	const char *prog = NULL;
 	char *colon;
@@ -169,7 +189,7 @@ int cli_load(const char *spec, struct cli_target *t)
 	/* Split at the last ':' only when what follows is a C identifier and
 	 * the whole string is not an existing file (docs/design.md §5). */
 	colon = strrchr(file, ':');
-	if (colon && is_c_identifier(colon + 1) && stat(spec, &st) != 0) {
+	if (colon && cli_is_c_identifier(colon + 1) && stat(spec, &st) != 0) {
 		*colon = '\0';
 		prog = colon + 1;
 	}
@@ -177,28 +197,26 @@ int cli_load(const char *spec, struct cli_target *t)
 		t->tmp_obj = compile_to_temp(file);
 		if (!t->tmp_obj)
 			goto fail;
-		t->obj = object_open_file(t->tmp_obj, &err);
+	}
+	t->handle = open_object(t->tmp_obj ? t->tmp_obj : file, file);
+	if (!t->handle)
+		goto fail;
+	t->obj = t->handle->obj;
+	if (t->tmp_obj) {
 		/* Messages should name the user's file, not our temporary. */
-		if (t->obj) {
-			char *name = strdup(file);
+		char *name = strdup(file);
 
-			if (name) {
-				free(t->obj->path);
-				t->obj->path = name;
-			}
+		if (name) {
+			free(t->obj->path);
+			t->obj->path = name;
 		}
-	} else {
-		t->obj = object_open_file(file, &err);
 	}
-	if (!t->obj) {
-		cli_error(file, "%s", err.msg);
+	t->program = secbpf_object__find_program(t->handle, prog);
+	if (!t->program) {
+		cli_error(file, "%s", secbpf_object__last_error(t->handle));
 		goto fail;
 	}
-	t->prog = object_find_prog(t->obj, prog, &err);
-	if (!t->prog) {
-		cli_error(file, "%s", err.msg);
-		goto fail;
-	}
+	t->prog = t->program->prog;
 	free(file);
 	return 0;
 fail:
@@ -209,7 +227,7 @@ fail:
 
 void cli_close(struct cli_target *t)
 {
-	object_free(t->obj);
+	secbpf_object__close(t->handle);
 	if (t->tmp_obj) {
 		unlink(t->tmp_obj);
 		free(t->tmp_obj);
@@ -217,58 +235,41 @@ void cli_close(struct cli_target *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int cli_parse_set(const char *arg, struct cli_set *set)
+int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_sets *sets)
 {
-	const char *eq = strchr(arg, '=');
-	char *var;
-
-	if (!eq || eq == arg || !eq[1]) {
-		cli_error("--set", "'%s' is not VAR=VALUE", arg);
-		return -1;
-	}
-	var = strndup(arg, eq - arg);
-	if (!var || !is_c_identifier(var)) {
-		cli_error("--set", "'%s': the variable name is not a C identifier", arg);
-		free(var);
-		return -1;
-	}
-	set->var = var;
-	set->value = eq + 1;
-	return 0;
-}
-
-int cli_apply_sets(struct cli_target *targets, int ntargets, const struct cli_set *sets, int nsets)
-{
-	struct secbpf_err err = { { 0 } };
 	int i, j, rc, found;
 
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < sets->n; i++) {
 		found = 0;
 		for (j = 0; j < ntargets; j++) {
-			rc = object_set_var(targets[j].obj, sets[i].var, sets[i].value, &err);
+			rc = secbpf_object__set_var(targets[j].handle, sets->v[i].var,
+						    sets->v[i].value);
 			if (rc == -ENOENT)
 				continue;
 			if (rc) {
-				cli_error("--set", "%s", err.msg);
+				cli_error("--set", "%s", secbpf_object__last_error(targets[j].handle));
 				return -1;
 			}
 			found++;
 		}
 		if (!found) {
 			cli_error("--set", "no loaded object has a global variable '%s'",
-				  sets[i].var);
+				  sets->v[i].var);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-void cli_free_sets(struct cli_set *sets, int nsets)
+int cli_open_target(const char *spec, const struct cli_sets *sets, struct cli_target *t)
 {
-	int i;
-
-	for (i = 0; i < nsets; i++)
-		free((char *)sets[i].var);
+	if (cli_load(spec, t))
+		return -1;
+	if (cli_apply_sets(t, 1, sets)) {
+		cli_close(t);
+		return -1;
+	}
+	return 0;
 }
 
 /* Whether path names something execve could run: a file with execute
@@ -354,42 +355,6 @@ char *cli_resolve_command(const char *what, const char *cmd, int *status)
 	cli_error(cmd, "command not found in PATH");
 	*status = EXIT_NOT_FOUND;
 	return NULL;
-}
-
-/* An integer of 1, 2, 4 or 8 bytes in decimal, anything else in hex. */
-void cli_print_value(FILE *f, const uint8_t *p, size_t n)
-{
-	uint64_t v;
-	size_t i;
-
-	switch (n) {
-	case 1:
-		v = *p;
-		break;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	case 8:
-		memcpy(&v, p, 8);
-		break;
-	default:
-		fputs("0x", f);
-		for (i = 0; i < n; i++)
-			fprintf(f, "%02x", p[i]);
-		return;
-	}
-	fprintf(f, "%llu", (unsigned long long)v);
 }
 
 void cli_child_exit(int status)

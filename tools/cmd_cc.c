@@ -29,18 +29,19 @@ static void cc_usage(FILE *f)
 
 int cmd_cc(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mcpu", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *extra[48];
 	char *owned[48];	/* the -I/-D/-mcpu strings built here */
 	char *out = NULL, *out_arg = NULL, *buf;
+	struct cli_options o;
 	int nextra = 0, nowned = 0, c, rc;
 
-	while ((c = getopt_long(argc, argv, "o:I:D:h", opts, NULL)) != -1) {
+	cli_options_init(&o, argc, argv, "o:I:D:", longopts, cc_usage, NULL);
+	while ((c = cli_options_next(&o)) > 0) {
 		if (nextra > 40) {
 			cli_error("cc", "too many options");
 			return EXIT_USAGE;
@@ -64,14 +65,10 @@ int cmd_cc(int argc, char **argv)
 				return EXIT_USAGE;
 			extra[nextra++] = owned[nowned++] = buf;
 			break;
-		case 'h':
-			cc_usage(stdout);
-			return 0;
-		default:
-			cc_usage(stderr);
-			return EXIT_USAGE;
 		}
 	}
+	if (c < 0)
+		return c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
 	if (optind >= argc) {
 		cli_error("cc", "no source file given (usage: secbpf cc FILE.c [-o OBJ])");
 		return EXIT_USAGE;

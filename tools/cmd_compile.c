@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Internal header: cbpf/cbpf.h, the compiler to classic BPF and its
+ * disassembler; the public API compiles only inside secbpf_attach(). */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 
@@ -77,21 +79,21 @@ int cli_compile_target(struct cli_target *t, struct cbpf_prog *out)
 
 int cmd_compile(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *output = NULL, *format = "bin";
+	const char *output = NULL, *format = "bin", *spec;
+	struct cli_sets sets = { .max = 64 };
 	struct cbpf_prog p = { 0 };
-	struct cli_set sets[64];
+	struct cli_options o;
 	struct cli_target t;
-	int nsets = 0, c, status = EXIT_USAGE;
+	int c, status = EXIT_USAGE;
 	FILE *f = stdout;
 
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	cli_options_init(&o, argc, argv, "o:", longopts, compile_usage, &sets);
+	while ((c = cli_options_next(&o)) > 0) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -99,38 +101,26 @@ int cmd_compile(int argc, char **argv)
 		case 'F':
 			format = optarg;
 			break;
-		case 's':
-			if (nsets == 64) {
-				cli_error("--set", "too many --set options (at most 64)");
-				goto out_sets;
-			}
-			if (cli_parse_set(optarg, &sets[nsets++]))
-				goto out_sets;
-			break;
-		case 'h':
-			compile_usage(stdout);
-			status = 0;
-			goto out_sets;
-		default:
-			compile_usage(stderr);
-			goto out_sets;
 		}
+	}
+	if (c < 0) {
+		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
+		goto out_sets;
 	}
 	if (strcmp(format, "bin") && strcmp(format, "c") && strcmp(format, "asm")) {
 		cli_error("--format", "'%s' is not one of bin, c, asm", format);
 		goto out_sets;
 	}
-	if (optind + 1 != argc) {
-		cli_error("compile", "expected exactly one OBJ[:PROG] (see secbpf compile --help)");
+	spec = cli_one_target(&o, "compile");
+	if (!spec)
 		goto out_sets;
-	}
 	if (!output && !strcmp(format, "bin") && isatty(STDOUT_FILENO)) {
 		cli_error("compile", "not writing binary to a terminal; use -o FILE or --format asm");
 		goto out_sets;
 	}
-	if (cli_load(argv[optind], &t))
+	if (cli_open_target(spec, &sets, &t))
 		goto out_sets;
-	if (cli_apply_sets(&t, 1, sets, nsets) || cli_compile_target(&t, &p))
+	if (cli_compile_target(&t, &p))
 		goto out_target;
 	if (output) {
 		f = fopen(output, strcmp(format, "bin") ? "w" : "wb");
@@ -142,7 +132,7 @@ int cmd_compile(int argc, char **argv)
 	if (!strcmp(format, "bin"))
 		fwrite(p.insns, sizeof(p.insns[0]), p.len, f);
 	else if (!strcmp(format, "c"))
-		print_c(f, &p, argv[optind]);
+		print_c(f, &p, spec);
 	else
 		cli_print_cbpf(f, &p);
 	if (ferror(f) || (output && fclose(f))) {
@@ -155,6 +145,6 @@ out_prog:
 out_target:
 	cli_close(&t);
 out_sets:
-	cli_free_sets(sets, nsets);
+	cli_sets_free(&sets);
 	return status;
 }

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Internal headers: cbpf/cbpf.h (--cbpf: the compiled filter) and
+ * vm/insn.h (the eBPF disassembler); the public API gives a program's
+ * instructions (secbpf_program__insns) but neither disassembles them nor
+ * exposes the line info and function boundaries printed here. */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 #include "vm/insn.h"
@@ -59,48 +63,29 @@ static void dis_print(const struct object *obj, const struct object_prog *prog)
 
 int cmd_dis(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "cbpf", no_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct cli_sets sets = { .max = 64 };
 	struct cbpf_prog p = { 0 };
-	struct cli_set sets[64];
+	struct cli_options o;
 	struct cli_target t;
-	int nsets = 0, c, status = EXIT_USAGE;
+	int c, status = EXIT_USAGE;
+	const char *spec;
 	bool cbpf = false;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
+	cli_options_init(&o, argc, argv, "", longopts, dis_usage, &sets);
+	while ((c = cli_options_next(&o)) > 0)
+		if (c == 'c')
 			cbpf = true;
-			break;
-		case 's':
-			if (nsets == 64) {
-				cli_error("--set", "too many --set options (at most 64)");
-				goto out_sets;
-			}
-			if (cli_parse_set(optarg, &sets[nsets++]))
-				goto out_sets;
-			break;
-		case 'h':
-			dis_usage(stdout);
-			status = 0;
-			goto out_sets;
-		default:
-			dis_usage(stderr);
-			goto out_sets;
-		}
-	}
-	if (optind + 1 != argc) {
-		cli_error("dis", "expected exactly one OBJ[:PROG] (see secbpf dis --help)");
+	if (c < 0) {
+		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
 		goto out_sets;
 	}
-	if (cli_load(argv[optind], &t))
+	spec = cli_one_target(&o, "dis");
+	if (!spec || cli_open_target(spec, &sets, &t))
 		goto out_sets;
-	if (cli_apply_sets(&t, 1, sets, nsets))
-		goto out_target;
 	if (cbpf) {
 		if (cli_compile_target(&t, &p))
 			goto out_target;
@@ -113,6 +98,6 @@ int cmd_dis(int argc, char **argv)
 out_target:
 	cli_close(&t);
 out_sets:
-	cli_free_sets(sets, nsets);
+	cli_sets_free(&sets);
 	return status;
 }

@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Internal headers: cbpf/cbpf.h and vm/insn.h, the two disassemblers, and
+ * install/native.h, the port's ABI (its ptrace request, reading back a
+ * prog fd); the public API is about filters to attach, not installed ones. */
 #include "cbpf/cbpf.h"
 #include "cli.h"
 #include "vm/insn.h"
@@ -216,10 +219,7 @@ static void dump_print(FILE *out, const struct dump_filter *f, unsigned long ind
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	static const struct option longopts[] = { { 0 } };
 	struct secbpf_err err = { { 0 } };
 	struct dump_filter *filters = NULL, *grown;
 	unsigned long cap = 0;
@@ -227,19 +227,14 @@ int cmd_dump(int argc, char **argv)
 	bool have_abi;
 	int c, rc = EXIT_USAGE, pending_sig, got;
 	unsigned long n = 0, i;
+	struct cli_options o;
 	char what[32], *end;
 	long pid;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			dump_usage(stdout);
-			return 0;
-		default:
-			dump_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	cli_options_init(&o, argc, argv, "", longopts, dump_usage, NULL);
+	c = cli_options_next(&o);
+	if (c < 0)
+		return c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
 	if (optind + 1 != argc) {
 		cli_error("dump", "expected exactly one PID (see secbpf dump --help)");
 		return EXIT_USAGE;

@@ -18,6 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Internal header: install/native.h, loading into and attaching with a
+ * kernel carrying the port, and reading its maps (--stats); the public
+ * API's SECBPF_ATTACH_NATIVE attaches to the caller only, and keeps the
+ * prog and map fds to itself. */
 #include "cli.h"
 #include "install/native.h"
 
@@ -64,44 +68,30 @@ static void native_verify_usage(FILE *f)
 }
 
 /*
- * Options shared by both commands: --set and --help. Returns 1 after
- * --help, 0 when parsed, -1 on a usage error (printed).
+ * The options of both commands: --set, --help and, for native-run only
+ * (stats not NULL), --stats; options end at OBJ. Returns 0 when parsed,
+ * 1 after --help, -1 on a usage error (printed).
  */
-static int native_parse(int argc, char **argv, struct cli_set *sets, int *nsets,
-			void (*usage)(FILE *), bool *stats, const char **stats_path)
+static int native_parse(int argc, char **argv, struct cli_sets *sets, void (*usage)(FILE *),
+			bool *stats, const char **stats_path, struct cli_options *o)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
+	static const struct option longopts[] = {
 		{ "stats", optional_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	/* '+': options end at OBJ; CMD's own options are its business. */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (cli_parse_set(optarg, &sets[(*nsets)++]))
-				return -1;
-			break;
-		case 'S':
-			if (!stats) {
-				usage(stderr);
-				return -1;
-			}
-			*stats = true;
-			*stats_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
+	/* '+': CMD's own options are its business. */
+	cli_options_init(o, argc, argv, "+", longopts, usage, sets);
+	while ((c = cli_options_next(o)) > 0) {
+		if (!stats) {
 			usage(stderr);
 			return -1;
 		}
+		*stats = true;
+		*stats_path = optarg;
 	}
-	return 0;
+	return c == CLI_OPTIONS_END ? 0 : c == CLI_OPTIONS_HELP ? 1 : -1;
 }
 
 /* Close what native_prepare opened (n targets). */
@@ -122,9 +112,8 @@ static void native_release(struct cli_target *t, struct native_prog *np, int n)
  * failure" (2) after printing why, with everything closed; the kernel
  * verifier's log is printed to stderr on rejection.
  */
-static int native_prepare(const char *cmd, const char **specs, int n, const struct cli_set *sets,
-			  int nsets, struct native_abi *abi, struct cli_target *t,
-			  struct native_prog *np)
+static int native_prepare(const char *cmd, const char **specs, int n, const struct cli_sets *sets,
+			  struct native_abi *abi, struct cli_target *t, struct native_prog *np)
 {
 	struct secbpf_err err = { { 0 } };
 	int i, loaded = 0, rc = EXIT_USAGE;
@@ -144,7 +133,7 @@ static int native_prepare(const char *cmd, const char **specs, int n, const stru
 			goto fail;
 		loaded = i + 1;
 	}
-	if (cli_apply_sets(t, n, sets, nsets))
+	if (cli_apply_sets(t, n, sets))
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!native_load(abi, t[i].obj, t[i].prog, &np[i], &log, &err))
@@ -167,32 +156,26 @@ fail:
 
 int cmd_native_verify(int argc, char **argv)
 {
-	struct cli_set *sets = calloc(argc, sizeof(*sets));
+	struct cli_sets sets = { 0 };
 	struct native_prog np;
 	struct native_abi abi;
+	struct cli_options o;
 	struct cli_target t;
-	int nsets = 0, rc;
+	const char *spec;
+	int rc;
 
-	if (!sets) {
-		cli_error("native-verify", "out of memory");
-		return EXIT_USAGE;
-	}
-	rc = native_parse(argc, argv, sets, &nsets, native_verify_usage, NULL, NULL);
+	rc = native_parse(argc, argv, &sets, native_verify_usage, NULL, NULL, &o);
 	if (rc) {
-		cli_free_sets(sets, nsets);
-		free(sets);
+		cli_sets_free(&sets);
 		return rc > 0 ? 0 : EXIT_USAGE;
 	}
-	if (optind + 1 != argc) {
-		cli_error("native-verify", "expected exactly one OBJ[:PROG] (see --help)");
-		cli_free_sets(sets, nsets);
-		free(sets);
+	spec = cli_one_target(&o, "native-verify");
+	if (!spec) {
+		cli_sets_free(&sets);
 		return EXIT_USAGE;
 	}
-	rc = native_prepare("native-verify", (const char **)&argv[optind], 1, sets, nsets, &abi, &t,
-			    &np);
-	cli_free_sets(sets, nsets);
-	free(sets);
+	rc = native_prepare("native-verify", &spec, 1, &sets, &abi, &t, &np);
+	cli_sets_free(&sets);
 	if (rc)
 		return rc;
 	printf("accepted\n");
@@ -219,7 +202,7 @@ struct native_report {
 
 /* The child: CMD's signal mask, no_new_privs + attach of every program in
  * order, execve. After the last attach the only syscalls are execve and,
- * if it fails, exit_group. Kept apart from run_child (cmd_run.c) on
+ * if it fails, exit_group. Kept apart from run_child (run_child.c) on
  * purpose: that one installs a cBPF stack (attach.h), maybe with a
  * listener, in one call; only their exit is shared. */
 static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
@@ -336,7 +319,7 @@ static void native_stats_map(FILE *f, const char *spec, const struct object_map 
 	bool percpu = om->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		      om->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
 		      om->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-	unsigned int ncpus = percpu ? native_possible_cpus() : 1, c;
+	unsigned int ncpus = percpu ? native_possible_cpus() : 1;
 	uint8_t *key, *next, *val;
 	void *prev = NULL;
 
@@ -350,14 +333,8 @@ static void native_stats_map(FILE *f, const char *spec, const struct object_map 
 		prev = key;
 		if (native_map_lookup(fd, key, val))
 			continue;
-		fprintf(f, "%s %s ", spec, om->name);
-		cli_print_value(f, key, om->key_size);
-		fputs(" =", f);
-		for (c = 0; c < ncpus; c++) {
-			fputc(' ', f);
-			cli_print_value(f, val + c * vstride, om->value_size);
-		}
-		fputc('\n', f);
+		cli_stats_entry(f, spec, om->name, key, om->key_size, val, om->value_size, vstride,
+				ncpus);
 	}
 out:
 	free(key);
@@ -365,36 +342,16 @@ out:
 	free(val);
 }
 
-static bool native_stats_iterable(uint32_t type)
-{
-	switch (type) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void native_stats(const char **specs, const struct cli_target *t,
 			 const struct native_prog *np, int n, const char *path)
 {
-	FILE *f = stderr;
+	FILE *f = cli_stats_open(path);
 	uint32_t j, key = 0;
 	uint8_t *value;
 	int i;
 
-	if (path) {
-		f = fopen(path, "we");
-		if (!f) {
-			cli_error(path, "cannot write the stats: %s", strerror(errno));
-			return;
-		}
-	}
+	if (!f)
+		return;
 	for (i = 0; i < n; i++) {
 		const struct object *obj = t[i].obj;
 
@@ -407,23 +364,20 @@ static void native_stats(const char **specs, const struct cli_target *t,
 				continue;
 			value = malloc(om->value_size ? om->value_size : 1);
 			if (value && !native_map_lookup(np[i].map_fds[v->map], &key, value)) {
-				fprintf(f, "%s %s = ", specs[i], v->name);
-				cli_print_value(f, value + v->offset, v->size);
-				fputc('\n', f);
+				cli_stats_var(f, specs[i], v->name, value + v->offset, v->size);
 			}
 			free(value);
 		}
 		for (j = 0; j < obj->map_cnt; j++)
 			if (obj->maps[j].kind == OBJECT_MAP_BTF &&
-			    native_stats_iterable(obj->maps[j].type))
+			    cli_stats_iterable(obj->maps[j].type, false))
 				native_stats_map(f, specs[i], &obj->maps[j], np[i].map_fds[j]);
 	}
-	if (path && fclose(f))
-		cli_error(path, "cannot write the stats: %s", strerror(errno));
+	cli_stats_close(f, path);
 }
 
-int cli_native_run(const char *what, const char **specs, int n, const struct cli_set *sets,
-		   int nsets, bool stats, const char *stats_path, char **cmd_argv)
+int cli_native_run(const char *what, const char **specs, int n, const struct cli_sets *sets,
+		   bool stats, const char *stats_path, char **cmd_argv)
 {
 	struct native_prog *np = calloc(n, sizeof(*np));
 	struct cli_target *t = calloc(n, sizeof(*t));
@@ -437,7 +391,7 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 		free(t);
 		return EXIT_RUN_FAILED;
 	}
-	if (native_prepare(what, specs, n, sets, nsets, &abi, t, np)) {
+	if (native_prepare(what, specs, n, sets, &abi, t, np)) {
 		free(np);
 		free(t);
 		return EXIT_RUN_FAILED;
@@ -459,16 +413,13 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 
 int cmd_native_run(int argc, char **argv)
 {
-	struct cli_set *sets = calloc(argc, sizeof(*sets));
 	const char *spec, *stats_path = NULL;
+	struct cli_sets sets = { 0 };
+	struct cli_options o;
 	bool stats = false;
-	int nsets = 0, rc, status;
+	int rc, status;
 
-	if (!sets) {
-		cli_error("native-run", "out of memory");
-		return EXIT_RUN_FAILED;
-	}
-	rc = native_parse(argc, argv, sets, &nsets, native_run_usage, &stats, &stats_path);
+	rc = native_parse(argc, argv, &sets, native_run_usage, &stats, &stats_path, &o);
 	if (rc) {
 		status = rc > 0 ? 0 : EXIT_RUN_FAILED;
 		goto out;
@@ -485,10 +436,8 @@ int cmd_native_run(int argc, char **argv)
 		cli_error("native-run", "no command given (OBJ[:PROG] -- CMD [ARG]...)");
 		goto out;
 	}
-	status = cli_native_run("native-run", &spec, 1, sets, nsets, stats, stats_path,
-				argv + optind);
+	status = cli_native_run("native-run", &spec, 1, &sets, stats, stats_path, argv + optind);
 out:
-	cli_free_sets(sets, nsets);
-	free(sets);
+	cli_sets_free(&sets);
 	return status;
 }

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Internal headers: vm/runtime.h, to run the program once (see
+ * test_run_once for why not secbpf_program__test_run), and
+ * install/action.h, to print the action as docs/design.md §5 says. */
 #include "install/action.h"
 #include "cli.h"
 #include "vm/runtime.h"
@@ -118,29 +121,88 @@ static int parse_nr(const char *s, uint32_t token, int32_t *nr)
 	return 0;
 }
 
+/* --ip and --arg: a decimal or 0x hex number. Returns 0, or -1 after
+ * printing why. */
+static int parse_number_option(const char *option, const char *arg, uint64_t *v)
+{
+	if (parse_u64(arg, v) == 0)
+		return 0;
+	cli_error(option, "'%s' is not a decimal or 0x hex number", arg);
+	return -1;
+}
+
+/* --arch (or the native arch) into sd->arch and the libseccomp token that
+ * resolves --nr names, then --nr into sd->nr. Returns 0, or -1 after
+ * printing why. */
+static int test_syscall(const char *arch_arg, const char *nr_arg, struct seccomp_data *sd)
+{
+	uint32_t token;
+
+	if (!nr_arg) {
+		cli_error("test", "--nr is required (a syscall name or number)");
+		return -1;
+	}
+	if (arch_arg) {
+		if (parse_arch(arch_arg, &sd->arch, &token)) {
+			cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
+				  arch_arg);
+			return -1;
+		}
+	} else {
+		token = seccomp_arch_native();
+		sd->arch = token;
+	}
+	return parse_nr(nr_arg, token, &sd->nr);
+}
+
+/*
+ * Run t's program once on sd with fresh maps and print the action. The
+ * runtime, not secbpf_program__test_run(): that one returns the same kind
+ * of error for a program that cannot be set up (exit 2) and for one that
+ * faulted (exit 1).
+ */
+static int test_run_once(struct cli_target *t, const char *spec, const struct seccomp_data *sd)
+{
+	struct secbpf_err err = { { 0 } };
+	struct runtime *rt;
+	int status = 0;
+	uint32_t ret;
+	char out[32];
+
+	rt = runtime_new(t->obj, t->prog, &err);
+	if (!rt) {
+		cli_error(spec, "%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (runtime_run(rt, sd, &ret, &err)) {
+		cli_error(spec, "the program faulted: %s", err.msg);
+		status = EXIT_REJECTED;
+	} else {
+		printf("%s\n", action_format(ret, out, sizeof(out)));
+	}
+	runtime_free(rt);
+	return status;
+}
+
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "nr", required_argument, NULL, 'n' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "ip", required_argument, NULL, 'i' },
 		{ "arg", required_argument, NULL, 'g' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct secbpf_err err = { { 0 } };
+	const char *nr_arg = NULL, *arch_arg = NULL, *spec;
+	struct cli_sets sets = { .max = 64 };
 	struct seccomp_data sd = { 0 };
-	const char *nr_arg = NULL, *arch_arg = NULL;
-	struct cli_set sets[64];
+	struct cli_options o;
 	struct cli_target t;
-	struct runtime *rt;
-	uint32_t token, ret;
-	char out[32];
-	int nsets = 0, nargs = 0, c, status;
+	int nargs = 0, c, status = EXIT_USAGE;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cli_options_init(&o, argc, argv, "", longopts, test_usage, &sets);
+	while ((c = cli_options_next(&o)) > 0) {
 		switch (c) {
 		case 'n':
 			nr_arg = optarg;
@@ -149,84 +211,33 @@ int cmd_test(int argc, char **argv)
 			arch_arg = optarg;
 			break;
 		case 'i':
-			if (parse_u64(optarg, &v)) {
-				cli_error("--ip", "'%s' is not a decimal or 0x hex number", optarg);
-				goto usage;
-			}
+			if (parse_number_option("--ip", optarg, &v))
+				goto out;
 			sd.instruction_pointer = v;
 			break;
 		case 'g':
 			if (nargs == 6) {
 				cli_error("--arg", "a syscall has at most 6 arguments");
-				goto usage;
+				goto out;
 			}
-			if (parse_u64(optarg, &v)) {
-				cli_error("--arg", "'%s' is not a decimal or 0x hex number", optarg);
-				goto usage;
-			}
+			if (parse_number_option("--arg", optarg, &v))
+				goto out;
 			sd.args[nargs++] = v;
 			break;
-		case 's':
-			if (nsets == 64) {
-				cli_error("--set", "too many --set options (at most 64)");
-				goto usage;
-			}
-			if (cli_parse_set(optarg, &sets[nsets++]))
-				goto usage;
-			break;
-		case 'h':
-			test_usage(stdout);
-			cli_free_sets(sets, nsets);
-			return 0;
-		default:
-			test_usage(stderr);
-			goto usage;
 		}
 	}
-	if (optind + 1 != argc) {
-		cli_error("test", "expected exactly one OBJ[:PROG] (see secbpf test --help)");
-		goto usage;
+	if (c < 0) {
+		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
+		goto out;
 	}
-	if (!nr_arg) {
-		cli_error("test", "--nr is required (a syscall name or number)");
-		goto usage;
-	}
-	if (arch_arg) {
-		if (parse_arch(arch_arg, &sd.arch, &token)) {
-			cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
-				  arch_arg);
-			goto usage;
-		}
-	} else {
-		token = seccomp_arch_native();
-		sd.arch = token;
-	}
-	if (parse_nr(nr_arg, token, &sd.nr))
-		goto usage;
-	if (cli_load(argv[optind], &t))
-		goto usage;
-	if (cli_apply_sets(&t, 1, sets, nsets)) {
-		cli_close(&t);
-		goto usage;
-	}
-	rt = runtime_new(t.obj, t.prog, &err);
-	if (!rt) {
-		cli_error(argv[optind], "%s", err.msg);
-		cli_close(&t);
-		goto usage;
-	}
-	status = 0;
-	if (runtime_run(rt, &sd, &ret, &err)) {
-		cli_error(argv[optind], "the program faulted: %s", err.msg);
-		status = EXIT_REJECTED;
-	} else {
-		printf("%s\n", action_format(ret, out, sizeof(out)));
-	}
-	runtime_free(rt);
+	spec = cli_one_target(&o, "test");
+	if (!spec || test_syscall(arch_arg, nr_arg, &sd))
+		goto out;
+	if (cli_open_target(spec, &sets, &t))
+		goto out;
+	status = test_run_once(&t, spec, &sd);
 	cli_close(&t);
-	cli_free_sets(sets, nsets);
+out:
+	cli_sets_free(&sets);
 	return status;
-usage:
-	cli_free_sets(sets, nsets);
-	return EXIT_USAGE;
 }

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Internal headers: install/policy.h (the tier the system policy grants)
+ * and verifier/verifier.h (verifying for a tier, with its log); the public
+ * API verifies only inside secbpf_attach(), and says nothing until then. */
 #include "cli.h"
 #include "install/policy.h"
 #include "verifier/verifier.h"
@@ -58,21 +61,22 @@ int cli_verify_target(struct cli_target *t, int requested, bool strict, FILE *ve
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "tier", required_argument, NULL, 't' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum secbpf_tier tier = SECBPF_TIER_UNPRIVILEGED;
-	struct cli_set sets[64];
+	struct cli_sets sets = { .max = 64 };
+	struct cli_options o;
 	struct cli_target t;
 	bool strict = false, verbose = false;
-	int nsets = 0, c, status = EXIT_USAGE;
+	int c, status = EXIT_USAGE;
+	const char *spec;
 
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	cli_options_init(&o, argc, argv, "v", longopts, verify_usage, &sets);
+	while ((c = cli_options_next(&o)) > 0) {
 		switch (c) {
 		case 't':
 			if (secbpf_tier_parse(optarg, &tier)) {
@@ -87,37 +91,20 @@ int cmd_verify(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 's':
-			if (nsets == 64) {
-				cli_error("--set", "too many --set options (at most 64)");
-				goto out_sets;
-			}
-			if (cli_parse_set(optarg, &sets[nsets++]))
-				goto out_sets;
-			break;
-		case 'h':
-			verify_usage(stdout);
-			status = 0;
-			goto out_sets;
-		default:
-			verify_usage(stderr);
-			goto out_sets;
 		}
 	}
-	if (optind + 1 != argc) {
-		cli_error("verify", "expected exactly one OBJ[:PROG] (see secbpf verify --help)");
+	if (c < 0) {
+		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
 		goto out_sets;
 	}
-	if (cli_load(argv[optind], &t))
+	spec = cli_one_target(&o, "verify");
+	if (!spec || cli_open_target(spec, &sets, &t))
 		goto out_sets;
-	if (cli_apply_sets(&t, 1, sets, nsets))
-		goto out_target;
 	status = cli_verify_target(&t, tier, strict, verbose ? stderr : NULL);
 	if (status == 0)
 		printf("%s: %s: accepted\n", t.obj->path, t.prog->name);
-out_target:
 	cli_close(&t);
 out_sets:
-	cli_free_sets(sets, nsets);
+	cli_sets_free(&sets);
 	return status;
 }

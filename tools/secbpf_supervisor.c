@@ -22,6 +22,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
+/* Internal headers: this program is the library's own other half, not a
+ * client of its API: object/object.h (objects from memfds, named as the
+ * caller named them), verifier/verifier.h and install/policy.h (the tier
+ * the caller was granted), install/stack_plan.h (the same plan, checked by
+ * digest), supervisor/ (serving the listener, and the hand-over page). */
 #include "object/object.h"
 #include "install/policy.h"
 #include "install/stack_plan.h"

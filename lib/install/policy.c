@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/proc_status.h"
 #include "install/policy.h"
 
 struct policy_file {
@@ -207,21 +208,10 @@ bool policy_in_init_userns(void)
 
 static int read_cap_effective(uint64_t *caps)
 {
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "re");
-	int ret = -ENOENT;
+	int ret = proc_status_self_u64("CapEff", 16, caps);
 
-	*caps = 0;
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "CapEff:", 7)) {
-			*caps = strtoull(line + 7, NULL, 16);
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
+	if (ret)
+		*caps = 0;
 	return ret;
 }
 

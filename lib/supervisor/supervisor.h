@@ -4,6 +4,12 @@
  * installed with SECCOMP_FILTER_FLAG_NEW_LISTENER, re-runs the eBPF
  * programs on every notified syscall and answers with their combined
  * action. It also lays out the filter stack a stateful run installs.
+ *
+ * This header is for callers. The folder: supervisor.c (the stack),
+ * decide.c (actions and replies), lifecycle.c, loop.c (the workers),
+ * baton.c (who receives), target.c (the notifying thread), tracking.c
+ * (processes until they exit), agent.c (the user agent); they share
+ * supervisor_internal.h. supervisor_spawn.c starts secbpf-supervisor.
  */
 #ifndef SECBPF_SUPERVISOR_H
 #define SECBPF_SUPERVISOR_H

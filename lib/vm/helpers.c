@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proc_status.h"
 #include "vm/helpers.h"
 
 /* Handles are small tagged numbers, never host addresses, so that a
@@ -250,47 +251,26 @@ fail:
 	return RUN_FAILED;
 }
 
-/* Parse "Key:\tA\tB..." from a status file: the first two numbers. */
-static bool status_ids(const char *status, const char *key, uint32_t *first, uint32_t *second)
-{
-	size_t klen = strlen(key);
-	const char *p = status;
-	unsigned long a, b;
-	char *end;
-
-	while (p && *p) {
-		if (!strncmp(p, key, klen)) {
-			errno = 0;
-			a = strtoul(p + klen, &end, 10);
-			b = strtoul(end, &end, 10);
-			if (errno || a > UINT32_MAX || b > UINT32_MAX)
-				return false;
-			*first = (uint32_t)a;
-			*second = (uint32_t)b;
-			return true;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 /* The real and effective uid and gid of the task, from /proc/TID/status. */
 static int task_status(struct interp_call *call, struct helper_run *run)
 {
 	char buf[8192];
+	uint64_t ids[4]; /* real and effective uid, then gid */
 
 	if (run->have_status)
 		return 0;
 	if (proc_read(call, run, "status", buf, sizeof(buf)) < 0)
 		return RUN_FAILED;
-	if (!status_ids(buf, "Uid:", &run->uid, &run->euid) ||
-	    !status_ids(buf, "Gid:", &run->gid, &run->egid)) {
+	if (proc_status_numbers(buf, "Uid", 10, UINT32_MAX, ids, 2) ||
+	    proc_status_numbers(buf, "Gid", 10, UINT32_MAX, ids + 2, 2)) {
 		interp_call_fail(call, EIO, "/proc/%d/status has no Uid/Gid lines",
 				 (int)run->task->tid);
 		return RUN_FAILED;
 	}
+	run->uid = (uint32_t)ids[0];
+	run->euid = (uint32_t)ids[1];
+	run->gid = (uint32_t)ids[2];
+	run->egid = (uint32_t)ids[3];
 	run->have_status = true;
 	return 0;
 }

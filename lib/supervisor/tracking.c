@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The processes the supervisor has seen, each watched through a pidfd
+ * until it exits, so that the state programs keep for it (task storage)
+ * goes with it. The reaper thread frees it; everything here is under
+ * sv->lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "supervisor/supervisor_internal.h"
+
+/* Forget tracked[i] and free the state its process left; under lock. */
+static void forget_process(struct supervisor *sv, size_t i)
+{
+	pid_t tgid = sv->tracked[i].tgid;
+	size_t j;
+
+	epoll_ctl(sv->epoll_fd, EPOLL_CTL_DEL, sv->tracked[i].pidfd, NULL);
+	close(sv->tracked[i].pidfd);
+	sv->tracked[i] = sv->tracked[--sv->ntracked];
+	for (j = 0; j < sv->nprogs; j++)
+		if (sv->progs[j].rt)
+			runtime_task_exit(sv->progs[j].rt, tgid);
+}
+
+/*
+ * Watch process tgid (whose thread made notification id) until it exits,
+ * so that the state programs keep for it (task storage) goes with it.
+ * The pidfd is opened first and the notification checked after, so the
+ * pidfd names that process and not a later one with the same PID. A
+ * tracked entry whose process has exited is an earlier process with this
+ * PID whose exit the reaper has not handled yet: its state is freed here,
+ * before this process's programs run. Returns 0 or a negative errno (the
+ * caller then fails the syscall).
+ */
+int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct tracked_process *grown;
+	size_t i;
+	int pidfd, rc = 0;
+
+	pthread_mutex_lock(&sv->lock);
+	for (i = 0; i < sv->ntracked; i++) {
+		if (sv->tracked[i].tgid != tgid)
+			continue;
+		/* Two live processes never share a PID: if the tracked
+		 * one lives, it is the caller's. */
+		if (!pidfd_exited(sv->tracked[i].pidfd))
+			goto out;
+		forget_process(sv, i);
+		break;
+	}
+	if (sv->ntracked == sv->captracked) {
+		size_t cap = sv->captracked ? 2 * sv->captracked : 16;
+
+		grown = realloc(sv->tracked, cap * sizeof(*grown));
+		if (!grown) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		sv->tracked = grown;
+		sv->captracked = cap;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!notif_valid(sv, id)) {
+		close(pidfd);
+		rc = -ESRCH;
+		goto out;
+	}
+	/* The generation tells this entry from a later one for the same
+	 * PID when the reaper handles a stale event; never 0 (stop). */
+	sv->generation++;
+	ev.data.u64 = (uint64_t)sv->generation << 32 | (uint32_t)tgid;
+	if (epoll_ctl(sv->epoll_fd, EPOLL_CTL_ADD, pidfd, &ev)) {
+		rc = -errno;
+		close(pidfd);
+		goto out;
+	}
+	sv->tracked[sv->ntracked].tgid = tgid;
+	sv->tracked[sv->ntracked].pidfd = pidfd;
+	sv->tracked[sv->ntracked].generation = sv->generation;
+	sv->ntracked++;
+out:
+	pthread_mutex_unlock(&sv->lock);
+	return rc;
+}
+
+/* The reaper: frees the state of each tracked process once it exits. */
+void *supervisor_reaper_main(void *arg)
+{
+	struct supervisor *sv = arg;
+	struct epoll_event ev[16];
+	uint32_t gen;
+	pid_t tgid;
+	size_t j;
+	int n, i;
+
+	for (;;) {
+		n = epoll_wait(sv->epoll_fd, ev, 16, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.u64 == 0)
+				return NULL; /* stop_fd */
+			tgid = (pid_t)(uint32_t)ev[i].data.u64;
+			gen = (uint32_t)(ev[i].data.u64 >> 32);
+			pthread_mutex_lock(&sv->lock);
+			for (j = 0; j < sv->ntracked; j++)
+				if (sv->tracked[j].tgid == tgid &&
+				    sv->tracked[j].generation == gen) {
+					forget_process(sv, j);
+					break;
+				}
+			pthread_mutex_unlock(&sv->lock);
+		}
+	}
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of `secbpf run` share: its options (run_options.c), the
+ * child that installs the filters and execs CMD (run_child.c), the
+ * supervisor this process becomes for a stateful stack (run_supervise.c),
+ * and --stats and --events (run_stats.c); cmd_run.c ties them together.
+ */
+#ifndef SECBPF_CLI_RUN_H
+#define SECBPF_CLI_RUN_H
+
+#include <linux/filter.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cli.h"
+/* Internal headers (see cmd_run.c for why the API does not serve run). */
+#include "common/err.h"
+#include "install/stack_plan.h"
+#include "supervisor/supervisor.h"
+#include "vm/events.h"
+
+/* The command line of run (docs/design.md §5). */
+struct run_options {
+	const char **specs; /* -f OBJ[:PROG], in order */
+	int nspecs;
+	struct cli_sets sets;	 /* --set */
+	bool stats;		 /* --stats[=FILE] */
+	const char *stats_path;	 /* FILE, or NULL: stderr */
+	bool events;		 /* --events[=FILE] */
+	const char *events_path; /* FILE, or NULL: stderr */
+	unsigned int nworkers;	 /* --workers: supervisor threads = PERCPU slots */
+	bool native;		 /* --native */
+	const char *agent_path;	 /* --agent SOCKET, or NULL */
+	char **cmd_argv;	 /* CMD [ARG]... */
+};
+
+/*
+ * Parse and check run's command line into o (always to be freed with
+ * run_options_free). Returns 0, 1 after --help, or -1 after printing why.
+ */
+int run_parse_options(int argc, char **argv, struct run_options *o);
+void run_options_free(struct run_options *o);
+
+/* What run loads and compiles, released once the child has its copy (or,
+ * with a supervisor, once the supervisor is done). */
+struct run_state {
+	struct cli_target *targets;
+	int ntargets;
+	struct stack_plan plan; /* what is installed, and the runtimes */
+	char *path;		/* CMD resolved with PATH */
+	struct events *events;	/* --events: the ring buffer reader, or NULL */
+	FILE *events_file;	/* --events=FILE */
+	int agent_fd;		/* connected to --agent, or -1 */
+};
+
+/*
+ * What the child tells the parent, through a MAP_SHARED page: plain
+ * stores, so that reporting a failure or the listener fd after a filter is
+ * installed needs no syscall the filter could deny (or notify). execve
+ * unmaps the page from the child, so CMD never sees it. The stages only
+ * move forward; each is stored with release semantics after the fields it
+ * publishes.
+ */
+enum run_stage {
+	RUN_STAGE_SETUP,	/* setting no_new_privs, installing filters */
+	RUN_STAGE_SETUP_FAILED, /* err says why */
+	RUN_STAGE_EXEC,		/* filters installed (listener_fd set), execve called */
+	RUN_STAGE_EXEC_FAILED,	/* exec_errno says why */
+};
+
+struct run_report {
+	int stage;
+	int exec_errno;
+	int listener_fd; /* in the fd table shared with the parent */
+	struct secbpf_err err;
+};
+
+/* Everything the child needs, prepared before it is created: after the
+ * last filter is installed the child may not allocate, print or make any
+ * syscall other than execve (and exit_group if execve fails). */
+struct run_child {
+	const char *path;		/* CMD resolved with PATH */
+	char **argv;			/* CMD [ARG]... */
+	const struct sock_fprog *progs; /* in installation order */
+	size_t nprogs;
+	bool listener;		   /* the last of progs gets the listener */
+	sigset_t sigmask;	   /* the mask CMD must start with */
+	struct run_report *report; /* the shared page */
+};
+
+/* What run_and_wait needs for a stack with a supervisor (NULL: none). */
+struct run_supervision {
+	const struct supervisor_prog *progs;
+	size_t n;
+	unsigned int nworkers; /* = the runtimes' ncpus */
+	struct events *events; /* --events: started with the workers; NULL */
+	int *agent_fd;	       /* -1: none; set to -1 once the supervisor owns it */
+};
+
+/*
+ * Create the child, run it and turn what happened into run's exit status.
+ * Without supervision the child is forked and release(arg) frees the
+ * parent's copy of what c points to once it exists (temporary objects are
+ * removed before CMD runs for long). With it, the child shares our fd table
+ * (clone with CLONE_FILES) so that its listener is ours, and we serve it.
+ */
+int run_and_wait(struct run_child *c, const char *cmd, const struct run_supervision *sup,
+		 void (*release)(void *), void *arg);
+
+/*
+ * Be the supervisor of the child's listener until the child has exited
+ * (reaped says it already has) and no process uses the filter any more,
+ * forwarding the signals of set. Returns 0 with *status set, or a negative
+ * errno after printing why (the child is then killed and reaped: CMD must
+ * not run with nobody to answer its filter); -ECHILD if it could not be
+ * reaped.
+ */
+int run_serve(pid_t pid, bool reaped, int listener, const struct run_supervision *sup,
+	      const sigset_t *set, int *status, bool *forwarded);
+
+/* --stats: the stateful programs' globals and map entries, to path or
+ * stderr, once the workers have stopped. */
+void run_stats(const struct run_state *s, const char **specs, const char *path);
+
+/* --events: a reader for the stateful programs' ring buffers, into
+ * s->events (and s->events_file). Returns 0, or -1 after printing why. */
+int run_open_events(struct run_state *s, const char **specs, const char *path);
+
+#endif
