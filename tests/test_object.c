@@ -603,6 +603,15 @@ Test(object, set_var)
 		{ "port", "65536", -EINVAL, 65535 },
 		{ "counter", "-42", 0, 0xffffffd6 },
 		{ "hits", "5", 0, 5 },
+		/* The literal forms of lib/common/number.c, as --set has always taken them. */
+		{ "hits", "+6", -EINVAL, 5 },
+		{ "hits", " 6", -EINVAL, 5 },
+		{ "hits", "0x-6", -EINVAL, 5 },
+		{ "hits", "010", 0, 10 },
+		{ "hits", "-0", 0, 0 },
+		{ "hits", "true", 0, 1 },
+		{ "enabled", "-0", 0, 0 },
+		{ "enabled", "-1", -EINVAL, 0 },
 	};
 	size_t i;
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/number.h"
 #include "object/object_internal.h"
 
 /* Each non-empty global data section becomes a one-element array map. */
@@ -152,49 +153,18 @@ int loader_read_vars(struct loader *ld)
 	return 0;
 }
 
-/* Parse decimal, 0x hex, a leading '-', true or false. */
-static int parse_int(const char *s, bool *neg, uint64_t *mag)
+/* "true" and "false", the values a bool takes besides 1 and 0. */
+static bool parse_bool_word(const char *s, struct number *n)
 {
-	unsigned base = 10;
-	uint64_t v = 0;
-
-	*neg = false;
-	if (!strcmp(s, "true") || !strcmp(s, "false")) {
-		*mag = s[0] == 't';
-		return 0;
-	}
-	if (*s == '-') {
-		*neg = true;
-		s++;
-	}
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		v = v * base + d;
-	}
-	*mag = v;
-	return 0;
+	if (strcmp(s, "true") && strcmp(s, "false"))
+		return false;
+	*n = (struct number){ .mag = s[0] == 't' };
+	return true;
 }
 
 /* The value of enumerator name in the enum under var's type, if any. */
-static bool enum_value(const struct btf *btf, const struct object_var *var, const char *name,
-		       bool *neg, uint64_t *mag)
+static bool enum_value_by_name(const struct btf *btf, const struct object_var *var,
+			       const char *name, struct number *n)
 {
 	const struct btf_type *t = object_btf_skip_mods(btf, var->btf_type_id, NULL);
 	uint16_t i;
@@ -213,33 +183,72 @@ static bool enum_value(const struct btf *btf, const struct object_var *var, cons
 			v = (int64_t)btf_enum64_value(&btf_enum64(t)[i]);
 		}
 		if (en && !strcmp(en, name)) {
-			*neg = v < 0;
-			*mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			n->neg = v < 0;
+			n->mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			n->hex = false;
 			return true;
 		}
 	}
 	return false;
 }
 
+static struct object_var *find_var(struct object *obj, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < obj->var_cnt; i++)
+		if (!strcmp(obj->vars[i].name, name))
+			return &obj->vars[i];
+	return NULL;
+}
+
+/*
+ * Whether n fits var. Enums from clang before 15 carry no signedness, so an
+ * unsigned enum also takes the negative half of the signed range; a bool
+ * takes 0 and 1 (and "-0").
+ */
+static bool var_fits(const struct object_var *var, bool is_bool, bool is_enum,
+		     const struct number *n)
+{
+	unsigned int bits = var->size * 8;
+
+	if (is_bool && !n->neg)
+		return n->mag <= 1;
+	if (number_fits(n, bits, var->is_signed))
+		return true;
+	return is_enum && n->neg && number_fits(n, bits, true);
+}
+
+/* Store n's low var->size bytes at the variable, allocating .bss bytes. */
+static int write_var(struct object *obj, const struct object_var *var, const struct number *n,
+		     struct secbpf_err *err)
+{
+	struct object_map *map = &obj->maps[var->map];
+	uint64_t raw = number_bits(n);
+	uint32_t i;
+
+	if (!map->init_data) {
+		map->init_data = calloc(1, map->value_size);
+		if (!map->init_data)
+			return err_set(err, ENOMEM, "%s: out of memory", obj->path);
+	}
+	/* The target is little endian; write byte by byte to be host-neutral. */
+	for (i = 0; i < var->size; i++)
+		map->init_data[var->offset + i] = (uint8_t)(raw >> (8 * i));
+	return 0;
+}
+
 int object_set_var(struct object *obj, const char *name, const char *value, struct secbpf_err *err)
 {
 	const struct btf_type *t;
-	struct object_var *var = NULL;
-	struct object_map *map;
-	uint64_t mag, raw, max_pos, max_neg;
-	bool neg, is_bool, is_enum;
-	unsigned bits;
-	uint32_t i;
-	int ret;
+	const struct object_map *map;
+	struct object_var *var;
+	struct number n;
+	bool is_bool, is_enum, parsed;
 
 	if (!obj || !name || !value)
 		return err_set(err, EINVAL, "object_set_var: missing argument");
-	for (i = 0; i < obj->var_cnt; i++) {
-		if (!strcmp(obj->vars[i].name, name)) {
-			var = &obj->vars[i];
-			break;
-		}
-	}
+	var = find_var(obj, name);
 	if (!var)
 		return err_set(err, ENOENT, "%s: no global variable '%s'", obj->path, name);
 	t = obj->btf ? object_btf_skip_mods(obj->btf, var->btf_type_id, NULL) : NULL;
@@ -259,8 +268,10 @@ int object_set_var(struct object *obj, const char *name, const char *value, stru
 			       name);
 	is_bool = btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_BOOL);
 	is_enum = btf_is_any_enum(t);
-	ret = parse_int(value, &neg, &mag);
-	if (ret && !(is_enum && enum_value(obj->btf, var, value, &neg, &mag)))
+	/* true and false are accepted for any integer, as before. */
+	parsed = number_parse(value, 0, &n) == 0 || parse_bool_word(value, &n) ||
+		 (is_enum && enum_value_by_name(obj->btf, var, value, &n));
+	if (!parsed)
 		return err_set(err, EINVAL,
 			       "%s: '%s' is not a valid value for '%s'; give a decimal or 0x hex "
 			       "integer%s",
@@ -268,34 +279,13 @@ int object_set_var(struct object *obj, const char *name, const char *value, stru
 			       is_bool	 ? ", true or false"
 			       : is_enum ? " or an enumerator name"
 					 : "");
-	bits = var->size * 8;
-	/* Enums from clang before 15 carry no signedness: accept both ranges. */
-	max_pos = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-	max_neg = 0;
-	if (var->is_signed) {
-		max_pos >>= 1;
-		max_neg = max_pos + 1;
-	} else if (is_enum) {
-		max_neg = (max_pos >> 1) + 1;
-	}
-	if (is_bool)
-		max_pos = 1;
-	if (neg ? mag > max_neg : mag > max_pos)
+	if (!var_fits(var, is_bool, is_enum, &n))
 		return err_set(err, EINVAL,
 			       "%s: %s does not fit '%s' (%s%u-bit%s); use a value in range",
 			       obj->path, value, name,
 			       is_bool		? "bool, "
 			       : var->is_signed ? "signed "
 						: "unsigned ",
-			       bits, is_bool ? ": 0 or 1" : "");
-	raw = neg ? (uint64_t)0 - mag : mag;
-	if (!map->init_data) {
-		map->init_data = calloc(1, map->value_size);
-		if (!map->init_data)
-			return err_set(err, ENOMEM, "%s: out of memory", obj->path);
-	}
-	/* The target is little endian; write byte by byte to be host-neutral. */
-	for (i = 0; i < var->size; i++)
-		map->init_data[var->offset + i] = (uint8_t)(raw >> (8 * i));
-	return 0;
+			       var->size * 8, is_bool ? ": 0 or 1" : "");
+	return write_var(obj, var, &n, err);
 }
