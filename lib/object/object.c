@@ -79,116 +79,161 @@ static int load_object(struct loader *ld)
 	return ret;
 }
 
+/* Free what the loader holds besides obj (which the caller keeps or frees). */
+static void loader_release(struct loader *ld)
+{
+	size_t i;
+
+	if (ld->secs)
+		for (i = 0; i < ld->shnum; i++)
+			free(ld->secs[i].relos);
+	free(ld->secs);
+	free(ld->syms);
+	free(ld->funcs);
+	free(ld->map_off);
+	if (ld->elf)
+		elf_end(ld->elf);
+}
+
+/*
+ * Load the object from image (a private copy of the size bytes at buf, which
+ * libelf may convert in place) into ld->obj, with a copy of buf kept as
+ * obj->image.
+ */
+static int load_image(struct loader *ld, void *image, const void *buf, size_t size)
+{
+	int ret;
+
+	ld->obj->path = strdup(ld->name);
+	if (!ld->obj->path)
+		return loader_nomem(ld);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return loader_fail(ld, EINVAL, "libelf is too old: %s", elf_errmsg(-1));
+	ld->elf = elf_memory(image, size);
+	if (!ld->elf)
+		return loader_fail(ld, EINVAL, "not a readable ELF object (%s)", elf_errmsg(-1));
+	ret = load_object(ld);
+	if (ret)
+		return ret;
+	ld->obj->image = malloc(size);
+	if (!ld->obj->image)
+		return loader_nomem(ld);
+	memcpy(ld->obj->image, buf, size);
+	ld->obj->image_size = size;
+	return 0;
+}
+
 struct object *object_open_mem(const void *buf, size_t size, const char *name,
 			       struct secbpf_err *err)
 {
 	struct loader ld = { .name = name ? name : "<memory>", .err = err, .size = size };
 	void *image = NULL;
-	size_t i;
 	int ret;
 
 	if (!buf || size == 0) {
-		loader_fail(&ld, EINVAL, "the object is empty");
+		errno = -loader_fail(&ld, EINVAL, "the object is empty");
 		return NULL;
 	}
 	ld.obj = calloc(1, sizeof(*ld.obj));
-	/* libelf may convert data in place; give it a private aligned copy. */
 	image = malloc(size);
 	if (!ld.obj || !image) {
-		loader_nomem(&ld);
-		goto fail;
+		ret = loader_nomem(&ld);
+	} else {
+		memcpy(image, buf, size);
+		ret = load_image(&ld, image, buf, size);
 	}
-	memcpy(image, buf, size);
-	ld.obj->path = strdup(ld.name);
-	if (!ld.obj->path) {
-		loader_nomem(&ld);
-		goto fail;
+	if (ret) {
+		object_free(ld.obj);
+		ld.obj = NULL;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		loader_fail(&ld, EINVAL, "libelf is too old: %s", elf_errmsg(-1));
-		goto fail;
-	}
-	ld.elf = elf_memory(image, size);
-	if (!ld.elf) {
-		loader_fail(&ld, EINVAL, "not a readable ELF object (%s)", elf_errmsg(-1));
-		goto fail;
-	}
-	ret = load_object(&ld);
-	if (ret)
-		goto fail;
-	ld.obj->image = malloc(size);
-	if (!ld.obj->image) {
-		loader_nomem(&ld);
-		goto fail;
-	}
-	memcpy(ld.obj->image, buf, size);
-	ld.obj->image_size = size;
-	goto out;
-fail:
-	object_free(ld.obj);
-	ld.obj = NULL;
-out:
-	if (ld.secs)
-		for (i = 0; i < ld.shnum; i++)
-			free(ld.secs[i].relos);
-	free(ld.secs);
-	free(ld.syms);
-	free(ld.funcs);
-	free(ld.map_off);
-	if (ld.elf)
-		elf_end(ld.elf);
+	loader_release(&ld);
 	free(image);
+	if (ret)
+		errno = -ret;
 	return ld.obj;
+}
+
+/*
+ * Read all of the regular file at path into *buf (malloc'd) and *size.
+ * Returns 0, or -errno with err naming the file: the open, fstat or read
+ * errno as the system gave it, EISDIR for a directory, EINVAL for another
+ * kind of file or an empty one.
+ */
+static int read_object_file(const char *path, uint8_t **buf, size_t *size,
+			    struct secbpf_err *err)
+{
+	struct stat st;
+	size_t done = 0;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, errno, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st))
+		ret = err_set(err, errno, "%s: cannot stat: %s", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		ret = err_set(err, EISDIR,
+			      "%s: is a directory, not a regular file; give a BPF object built "
+			      "with clang -target bpf -c",
+			      path);
+	else if (!S_ISREG(st.st_mode))
+		ret = err_set(err, EINVAL,
+			      "%s: not a regular file; give a BPF object built with clang -target "
+			      "bpf -c",
+			      path);
+	else if (st.st_size == 0)
+		ret = err_set(err, EINVAL, "%s: the file is empty; rebuild the object", path);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*buf = malloc((size_t)st.st_size);
+	if (!*buf) {
+		close(fd);
+		return err_set(err, ENOMEM, "%s: out of memory reading the object", path);
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = err_set(err, n < 0 ? errno : EIO, "%s: read failed: %s", path,
+				      n < 0 ? strerror(errno) : "file shrank while reading");
+			free(*buf);
+			*buf = NULL;
+			close(fd);
+			return ret;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	*size = done;
+	return 0;
 }
 
 struct object *object_open_file(const char *path, struct secbpf_err *err)
 {
 	struct object *obj;
-	struct stat st;
-	uint8_t *buf;
-	size_t done = 0;
-	int fd;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err_set(err, errno, "%s: cannot open: %s", path, strerror(errno));
+	if (!path) {
+		errno = EINVAL;
+		err_set(err, EINVAL, "no object file given");
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		err_set(err, EINVAL,
-			"%s: not a regular file; give a BPF object built with clang -target bpf -c",
-			path);
-		close(fd);
+	ret = read_object_file(path, &buf, &size, err);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
-	if (st.st_size == 0) {
-		err_set(err, EINVAL, "%s: the file is empty; rebuild the object", path);
-		close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size);
-	if (!buf) {
-		err_set(err, ENOMEM, "%s: out of memory reading the object", path);
-		close(fd);
-		return NULL;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err_set(err, n < 0 ? errno : EIO, "%s: read failed: %s", path,
-				n < 0 ? strerror(errno) : "file shrank while reading");
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		done += (size_t)n;
-	}
-	close(fd);
-	obj = object_open_mem(buf, done, path, err);
+	obj = object_open_mem(buf, size, path, err);
+	ret = obj ? 0 : errno;
 	free(buf);
+	if (!obj)
+		errno = ret;
 	return obj;
 }
 
