@@ -129,85 +129,74 @@ static int map_attr_type(struct loader *ld, const char *map, const char *attr, u
 	return 0;
 }
 
-/* One BTF-defined map: var is the VAR in the .maps DATASEC. */
-static int read_btf_map(struct loader *ld, const struct btf_type *var,
-			   const struct btf_var_secinfo *vsi)
+/* What a map definition said besides what struct object_map holds. */
+struct map_def_sizes {
+	uint32_t key_size, value_size;		/* __uint(key_size/value_size, N) */
+	bool has_type, has_key_size, has_value_size;
+};
+
+/* Attribute attr (of BTF type type_id) of map name into map and sizes. */
+static int read_map_attr(struct loader *ld, const char *name, const char *attr, uint32_t type_id,
+			 struct object_map *map, struct map_def_sizes *sizes)
 {
-	const struct btf *btf = ld->obj->btf;
-	const char *name = btf__name_by_offset(btf, var->name_off);
-	const struct btf_type *def = object_btf_skip_mods(btf, var->type, NULL);
-	const struct btf_member *m;
-	struct object_map map = { .kind = OBJECT_MAP_BTF };
-	uint32_t key_size = 0, value_size = 0, val = 0;
-	bool has_type = false, has_key_size = false, has_value_size = false;
-	size_t i;
+	uint32_t val = 0;
 	int ret;
 
-	if (!name || !name[0])
-		return loader_fail(ld, EINVAL, "a map in .maps has no name; the BTF is corrupt");
-	if (!def || !btf_is_struct(def))
-		return loader_fail(ld, EINVAL,
-			       "map '%s' in .maps is not a struct; declare it as struct { "
-			       "__uint(type, ...); ... } %s SEC(\".maps\")",
-			       name, name);
-	m = btf_members(def);
-	for (i = 0; i < btf_vlen(def); i++, m++) {
-		const char *attr = btf__name_by_offset(btf, m->name_off);
-
-		if (!attr || !attr[0])
-			return loader_fail(ld, EINVAL,
-				       "map '%s' has an unnamed attribute; use __uint()/__type() "
-				       "from bpf_helpers.h",
-				       name);
-		if (!strcmp(attr, "type")) {
-			ret = map_attr_int(ld, name, attr, m->type, &map.type);
-			has_type = true;
-		} else if (!strcmp(attr, "max_entries")) {
-			ret = map_attr_int(ld, name, attr, m->type, &map.max_entries);
-		} else if (!strcmp(attr, "map_flags")) {
-			ret = map_attr_int(ld, name, attr, m->type, &map.map_flags);
-		} else if (!strcmp(attr, "key_size")) {
-			ret = map_attr_int(ld, name, attr, m->type, &key_size);
-			has_key_size = true;
-		} else if (!strcmp(attr, "value_size")) {
-			ret = map_attr_int(ld, name, attr, m->type, &value_size);
-			has_value_size = true;
-		} else if (!strcmp(attr, "key")) {
-			ret = map_attr_type(ld, name, attr, m->type, &map.btf_key_type_id,
-					  &map.key_size);
-		} else if (!strcmp(attr, "value")) {
-			ret = map_attr_type(ld, name, attr, m->type, &map.btf_value_type_id,
-					  &map.value_size);
-		} else if (!strcmp(attr, "numa_node")) {
-			/* A placement hint; one process has nothing to place. */
-			ret = map_attr_int(ld, name, attr, m->type, &val);
-		} else if (!strcmp(attr, "pinning") || !strcmp(attr, "map_extra")) {
-			ret = map_attr_int(ld, name, attr, m->type, &val);
-			if (!ret && val)
-				return loader_fail(ld, ENOTSUP,
-					       "map '%s': '%s' is not supported by secbpf; remove "
-					       "the attribute",
-					       name, attr);
-		} else if (!strcmp(attr, "values")) {
-			return loader_fail(ld, ENOTSUP,
-				       "map '%s': initial 'values' and inner maps (map-in-map, "
-				       "prog array init) are not supported by secbpf; fill the map "
-				       "from the program instead",
-				       name);
-		} else {
-			return loader_fail(ld, ENOTSUP,
-				       "map '%s': unknown attribute '%s'; use type, key, value, "
-				       "key_size, value_size, max_entries or map_flags",
-				       name, attr);
-		}
-		if (ret)
-			return ret;
+	if (!strcmp(attr, "type")) {
+		sizes->has_type = true;
+		return map_attr_int(ld, name, attr, type_id, &map->type);
 	}
-	if (!has_type)
+	if (!strcmp(attr, "max_entries"))
+		return map_attr_int(ld, name, attr, type_id, &map->max_entries);
+	if (!strcmp(attr, "map_flags"))
+		return map_attr_int(ld, name, attr, type_id, &map->map_flags);
+	if (!strcmp(attr, "key_size")) {
+		sizes->has_key_size = true;
+		return map_attr_int(ld, name, attr, type_id, &sizes->key_size);
+	}
+	if (!strcmp(attr, "value_size")) {
+		sizes->has_value_size = true;
+		return map_attr_int(ld, name, attr, type_id, &sizes->value_size);
+	}
+	if (!strcmp(attr, "key"))
+		return map_attr_type(ld, name, attr, type_id, &map->btf_key_type_id,
+				     &map->key_size);
+	if (!strcmp(attr, "value"))
+		return map_attr_type(ld, name, attr, type_id, &map->btf_value_type_id,
+				     &map->value_size);
+	if (!strcmp(attr, "numa_node")) /* A placement hint; one process has nothing to place. */
+		return map_attr_int(ld, name, attr, type_id, &val);
+	if (!strcmp(attr, "pinning") || !strcmp(attr, "map_extra")) {
+		ret = map_attr_int(ld, name, attr, type_id, &val);
+		if (!ret && val)
+			return loader_fail(ld, ENOTSUP,
+					   "map '%s': '%s' is not supported by secbpf; remove the "
+					   "attribute",
+					   name, attr);
+		return ret;
+	}
+	if (!strcmp(attr, "values"))
+		return loader_fail(ld, ENOTSUP,
+				   "map '%s': initial 'values' and inner maps (map-in-map, prog "
+				   "array init) are not supported by secbpf; fill the map from the "
+				   "program instead",
+				   name);
+	return loader_fail(ld, ENOTSUP,
+			   "map '%s': unknown attribute '%s'; use type, key, value, key_size, "
+			   "value_size, max_entries or map_flags",
+			   name, attr);
+}
+
+/* The definition read: a supported type, and sizes that agree with the types. */
+static int check_map_def(struct loader *ld, const char *name, struct object_map *map,
+			 const struct map_def_sizes *sizes)
+{
+	if (!sizes->has_type)
 		return loader_fail(ld, EINVAL,
-			       "map '%s' has no type; add __uint(type, BPF_MAP_TYPE_...)", name);
-	if (!map_type_supported(map.type)) {
-		const char *tn = map_type_name(map.type);
+				   "map '%s' has no type; add __uint(type, BPF_MAP_TYPE_...)",
+				   name);
+	if (!map_type_supported(map->type)) {
+		const char *tn = map_type_name(map->type);
 
 		if (tn)
 			return loader_fail(
@@ -215,26 +204,66 @@ static int read_btf_map(struct loader *ld, const struct btf_type *var,
 				"map '%s': type %s (%u) is not supported by secbpf; use hash, "
 				"array, percpu_hash, percpu_array, lru_hash, lru_percpu_hash, "
 				"queue, stack, ringbuf, task_storage or prog_array",
-				name, tn, map.type);
+				name, tn, map->type);
 		return loader_fail(ld, ENOTSUP,
-			       "map '%s': unknown map type %u; use a BPF_MAP_TYPE_* constant such "
-			       "as BPF_MAP_TYPE_HASH",
-			       name, map.type);
+				   "map '%s': unknown map type %u; use a BPF_MAP_TYPE_* constant "
+				   "such as BPF_MAP_TYPE_HASH",
+				   name, map->type);
 	}
-	if (has_key_size && map.btf_key_type_id && key_size != map.key_size)
-		return loader_fail(
-			ld, EINVAL,
-			"map '%s': key_size %u contradicts the key type (%u bytes); drop key_size",
-			name, key_size, map.key_size);
-	if (has_value_size && map.btf_value_type_id && value_size != map.value_size)
+	if (sizes->has_key_size && map->btf_key_type_id && sizes->key_size != map->key_size)
 		return loader_fail(ld, EINVAL,
-			       "map '%s': value_size %u contradicts the value type (%u bytes); "
-			       "drop value_size",
-			       name, value_size, map.value_size);
-	if (has_key_size)
-		map.key_size = key_size;
-	if (has_value_size)
-		map.value_size = value_size;
+				   "map '%s': key_size %u contradicts the key type (%u bytes); "
+				   "drop key_size",
+				   name, sizes->key_size, map->key_size);
+	if (sizes->has_value_size && map->btf_value_type_id &&
+	    sizes->value_size != map->value_size)
+		return loader_fail(ld, EINVAL,
+				   "map '%s': value_size %u contradicts the value type (%u bytes); "
+				   "drop value_size",
+				   name, sizes->value_size, map->value_size);
+	if (sizes->has_key_size)
+		map->key_size = sizes->key_size;
+	if (sizes->has_value_size)
+		map->value_size = sizes->value_size;
+	return 0;
+}
+
+/* One BTF-defined map: var is the VAR in the .maps DATASEC. */
+static int read_btf_map(struct loader *ld, const struct btf_type *var,
+			const struct btf_var_secinfo *vsi)
+{
+	const struct btf *btf = ld->obj->btf;
+	const char *name = btf__name_by_offset(btf, var->name_off);
+	const struct btf_type *def = object_btf_skip_mods(btf, var->type, NULL);
+	struct object_map map = { .kind = OBJECT_MAP_BTF };
+	struct map_def_sizes sizes = { 0 };
+	const struct btf_member *m;
+	size_t i;
+	int ret;
+
+	if (!name || !name[0])
+		return loader_fail(ld, EINVAL, "a map in .maps has no name; the BTF is corrupt");
+	if (!def || !btf_is_struct(def))
+		return loader_fail(ld, EINVAL,
+				   "map '%s' in .maps is not a struct; declare it as struct { "
+				   "__uint(type, ...); ... } %s SEC(\".maps\")",
+				   name, name);
+	m = btf_members(def);
+	for (i = 0; i < btf_vlen(def); i++, m++) {
+		const char *attr = btf__name_by_offset(btf, m->name_off);
+
+		if (!attr || !attr[0])
+			return loader_fail(ld, EINVAL,
+					   "map '%s' has an unnamed attribute; use __uint()/__type() "
+					   "from bpf_helpers.h",
+					   name);
+		ret = read_map_attr(ld, name, attr, m->type, &map, &sizes);
+		if (ret)
+			return ret;
+	}
+	ret = check_map_def(ld, name, &map, &sizes);
+	if (ret)
+		return ret;
 	map.name = strdup(name);
 	if (!map.name)
 		return loader_nomem(ld);

@@ -93,25 +93,24 @@ static int read_symtab(struct loader *ld, size_t idx)
 	return 0;
 }
 
-/* ELF header checks and a first pass over the section headers. */
-int loader_read_elf(struct loader *ld)
+/* The ELF header: a little-endian 64-bit relocatable BPF object. */
+static int check_elf_header(struct loader *ld, size_t *shstrndx)
 {
-	size_t shstrndx, i, symtab = 0;
 	GElf_Ehdr eh;
 	char *ident;
-	int ret;
 
 	if (elf_kind(ld->elf) != ELF_K_ELF)
 		return loader_fail(ld, EINVAL,
-			       "not an ELF file; build the filter with clang -target bpf -c");
+				   "not an ELF file; build the filter with clang -target bpf -c");
 	ident = elf_getident(ld->elf, NULL);
 	if (!ident || ident[EI_CLASS] != ELFCLASS64)
-		return loader_fail(ld, EINVAL,
-			       "not a 64-bit ELF object; build the filter with clang -target bpf");
+		return loader_fail(
+			ld, EINVAL,
+			"not a 64-bit ELF object; build the filter with clang -target bpf");
 	if (ident[EI_DATA] != ELFDATA2LSB)
 		return loader_fail(ld, EINVAL,
-			       "big-endian BPF objects are not supported; build with -target bpf "
-			       "or bpfel");
+				   "big-endian BPF objects are not supported; build with -target "
+				   "bpf or bpfel");
 	if (!gelf_getehdr(ld->elf, &eh))
 		return loader_fail(ld, EINVAL, "cannot read the ELF header: %s", elf_errmsg(-1));
 	if (eh.e_machine != EM_BPF)
@@ -121,10 +120,10 @@ int loader_read_elf(struct loader *ld)
 			eh.e_machine, EM_BPF);
 	if (eh.e_type != ET_REL)
 		return loader_fail(ld, EINVAL,
-			       "ELF type is %u, not a relocatable object (ET_REL); use the output "
-			       "of clang -c",
-			       eh.e_type);
-	if (elf_getshdrnum(ld->elf, &ld->shnum) || elf_getshdrstrndx(ld->elf, &shstrndx))
+				   "ELF type is %u, not a relocatable object (ET_REL); use the "
+				   "output of clang -c",
+				   eh.e_type);
+	if (elf_getshdrnum(ld->elf, &ld->shnum) || elf_getshdrstrndx(ld->elf, shstrndx))
 		return loader_fail(
 			ld, EINVAL,
 			"cannot read the section headers (%s); the object is truncated or corrupt",
@@ -133,47 +132,95 @@ int loader_read_elf(struct loader *ld)
 	if (ld->shnum == 0 || eh.e_shoff > ld->size ||
 	    (ld->size - eh.e_shoff) / sizeof(Elf64_Shdr) < ld->shnum)
 		return loader_fail(ld, EINVAL,
-			       "the ELF section header table (offset %llu) is missing or lies "
-			       "outside the file (%zu bytes); the object is truncated or corrupt",
-			       (unsigned long long)eh.e_shoff, ld->size);
+				   "the ELF section header table (offset %llu) is missing or lies "
+				   "outside the file (%zu bytes); the object is truncated or "
+				   "corrupt",
+				   (unsigned long long)eh.e_shoff, ld->size);
+	return 0;
+}
+
+/* Note where the sections the loader looks up by kind are. */
+static void note_special_section(struct loader *ld, size_t idx)
+{
+	switch (ld->secs[idx].kind) {
+	case LOADER_SEC_MAPS:
+		ld->maps = idx;
+		break;
+	case LOADER_SEC_BTF:
+		ld->btf = idx;
+		break;
+	case LOADER_SEC_BTF_EXT:
+		ld->btf_ext = idx;
+		break;
+	case LOADER_SEC_LICENSE:
+		ld->license = idx;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A code section holds whole instructions; give it a relocation per slot. */
+static int prepare_code_section(struct loader *ld, struct loader_sec *s)
+{
+	if (s->shdr.sh_type != SHT_PROGBITS)
+		return loader_fail(ld, EINVAL,
+				   "code section '%s' has no contents (type %u); the object is "
+				   "corrupt",
+				   s->name, s->shdr.sh_type);
+	if (s->size % sizeof(struct bpf_insn))
+		return loader_fail(ld, EINVAL,
+				   "code section '%s' is %zu bytes, not a multiple of 8 (one eBPF "
+				   "instruction); the object is truncated or corrupt",
+				   s->name, s->size);
+	s->relos = calloc(s->size / 8 + 1, sizeof(*s->relos));
+	if (!s->relos)
+		return loader_nomem(ld);
+	return 0;
+}
+
+/* Section header idx: its name and kind, and the contents of those we use. */
+static int read_section(struct loader *ld, size_t idx, size_t shstrndx)
+{
+	struct loader_sec *s = &ld->secs[idx];
+	Elf_Scn *scn = elf_getscn(ld->elf, idx);
+
+	s->map = -1;
+	if (!scn || !gelf_getshdr(scn, &s->shdr))
+		return loader_fail(ld, EINVAL,
+				   "cannot read section header %zu (%s); the object is corrupt",
+				   idx, elf_errmsg(-1));
+	s->name = elf_strptr(ld->elf, shstrndx, s->shdr.sh_name);
+	if (!s->name)
+		return loader_fail(ld, EINVAL,
+				   "section %zu has a bad name offset; the object is corrupt", idx);
+	s->kind = section_kind_by_name(s->name);
+	note_special_section(ld, idx);
+	return 0;
+}
+
+int loader_read_elf(struct loader *ld)
+{
+	size_t shstrndx, i, symtab = 0;
+	int ret;
+
+	ret = check_elf_header(ld, &shstrndx);
+	if (ret)
+		return ret;
 	ld->secs = calloc(ld->shnum, sizeof(*ld->secs));
 	if (!ld->secs)
 		return loader_nomem(ld);
 	for (i = 1; i < ld->shnum; i++) {
 		struct loader_sec *s = &ld->secs[i];
-		Elf_Scn *scn = elf_getscn(ld->elf, i);
 
-		s->map = -1;
-		if (!scn || !gelf_getshdr(scn, &s->shdr))
-			return loader_fail(ld, EINVAL,
-				       "cannot read section header %zu (%s); the object is corrupt",
-				       i, elf_errmsg(-1));
-		s->name = elf_strptr(ld->elf, shstrndx, s->shdr.sh_name);
-		if (!s->name)
-			return loader_fail(ld, EINVAL,
-				       "section %zu has a bad name offset; the object is corrupt",
-				       i);
-		s->kind = section_kind_by_name(s->name);
-		switch (s->kind) {
-		case LOADER_SEC_MAPS:
-			ld->maps = i;
-			break;
-		case LOADER_SEC_BTF:
-			ld->btf = i;
-			break;
-		case LOADER_SEC_BTF_EXT:
-			ld->btf_ext = i;
-			break;
-		case LOADER_SEC_LICENSE:
-			ld->license = i;
-			break;
-		default:
-			break;
-		}
+		ret = read_section(ld, i, shstrndx);
+		if (ret)
+			return ret;
 		if (s->shdr.sh_type == SHT_SYMTAB) {
 			if (symtab)
 				return loader_fail(ld, EINVAL,
-					       "more than one symbol table; the object is corrupt");
+						   "more than one symbol table; the object is "
+						   "corrupt");
 			symtab = i;
 		}
 		if (s->kind != LOADER_SEC_OTHER) {
@@ -182,27 +229,104 @@ int loader_read_elf(struct loader *ld)
 				return ret;
 		}
 		if (sec_is_code(s)) {
-			if (s->shdr.sh_type != SHT_PROGBITS)
-				return loader_fail(ld, EINVAL,
-					       "code section '%s' has no contents (type %u); the "
-					       "object is corrupt",
-					       s->name, s->shdr.sh_type);
-			if (s->size % sizeof(struct bpf_insn))
-				return loader_fail(
-					ld, EINVAL,
-					"code section '%s' is %zu bytes, not a multiple of 8 (one "
-					"eBPF instruction); the object is truncated or corrupt",
-					s->name, s->size);
-			s->relos = calloc(s->size / 8 + 1, sizeof(*s->relos));
-			if (!s->relos)
-				return loader_nomem(ld);
+			ret = prepare_code_section(ld, s);
+			if (ret)
+				return ret;
 		}
 	}
 	if (!symtab)
 		return loader_fail(ld, EINVAL,
-			       "the object has no symbol table (was it stripped?); use the "
-			       "unstripped output of clang -c");
+				   "the object has no symbol table (was it stripped?); use the "
+				   "unstripped output of clang -c");
 	return read_symtab(ld, symtab);
+}
+
+/* Relocation j, which applies to code section t: checked and recorded by slot. */
+static int record_reloc(struct loader *ld, struct loader_sec *t, size_t j, const GElf_Rel *rel)
+{
+	uint64_t off = rel->r_offset, symi = GELF_R_SYM(rel->r_info);
+	uint32_t type = GELF_R_TYPE(rel->r_info);
+
+	if (type == R_BPF_NONE)
+		return 0;
+	if (off % 8 || off >= t->size)
+		return loader_fail(ld, EINVAL,
+				   "relocation %zu of section '%s' is at offset %llu, which is not "
+				   "an instruction of the section (%zu bytes); the object is "
+				   "corrupt",
+				   j, t->name, (unsigned long long)off, t->size);
+	if (symi == 0 || symi >= ld->sym_cnt)
+		return loader_fail(ld, EINVAL,
+				   "relocation at %s+%llu refers to symbol %llu, which does not "
+				   "exist (%zu symbols); the object is corrupt",
+				   t->name, (unsigned long long)off, (unsigned long long)symi,
+				   ld->sym_cnt);
+	/* Checked here too so that code no program reaches is held to the same rules. */
+	if (t->data[off] != (BPF_LD | BPF_IMM | BPF_DW) && t->data[off] != (BPF_JMP | BPF_CALL))
+		return loader_fail(ld, EINVAL,
+				   "%s+%llu: relocation on an instruction (code 0x%02x) that is "
+				   "neither ld_imm64 nor call; the object is corrupt",
+				   t->name, (unsigned long long)off, t->data[off]);
+	if (t->relos[off / 8].type != R_BPF_NONE)
+		return loader_fail(ld, EINVAL,
+				   "two relocations apply to %s+%llu; the object is corrupt",
+				   t->name, (unsigned long long)off);
+	t->relos[off / 8].type = type;
+	t->relos[off / 8].sym = (uint32_t)symi;
+	return 0;
+}
+
+/* Relocation section i: checked, and recorded if it applies to code. */
+static int read_reloc_section(struct loader *ld, size_t i)
+{
+	const GElf_Shdr *sh = &ld->secs[i].shdr;
+	const char *name = ld->secs[i].name;
+	struct loader_sec *t;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	size_t cnt, j;
+	int ret;
+
+	if (sh->sh_info == 0 || sh->sh_info >= ld->shnum)
+		return loader_fail(ld, EINVAL,
+				   "relocation section '%s' applies to section %u, which does not "
+				   "exist; the object is corrupt",
+				   name, sh->sh_info);
+	t = &ld->secs[sh->sh_info];
+	if (!sec_is_code(t))
+		return 0;
+	if (sh->sh_type == SHT_RELA)
+		return loader_fail(ld, EINVAL,
+				   "section '%s' has RELA relocations ('%s'); only REL, as clang "
+				   "emits, is supported",
+				   t->name, name);
+	if (sh->sh_link != 0 &&
+	    (sh->sh_link >= ld->shnum || ld->secs[sh->sh_link].shdr.sh_type != SHT_SYMTAB))
+		return loader_fail(ld, EINVAL,
+				   "relocation section '%s' does not refer to the symbol table; "
+				   "the object is corrupt",
+				   name);
+	scn = elf_getscn(ld->elf, i);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d || d->d_size != sh->sh_size)
+		return loader_fail(ld, EINVAL,
+				   "relocation section '%s' lies outside the file or cannot be "
+				   "read (%s); the object is truncated or corrupt",
+				   name, elf_errmsg(-1));
+	cnt = d->d_size / sizeof(Elf64_Rel);
+	if (cnt > INT_MAX)
+		return loader_fail(ld, E2BIG, "relocation section '%s' is too large", name);
+	for (j = 0; j < cnt; j++) {
+		GElf_Rel rel;
+
+		if (!gelf_getrel(d, (int)j, &rel))
+			return loader_fail(ld, EINVAL, "cannot read relocation %zu of '%s': %s", j,
+					   name, elf_errmsg(-1));
+		ret = record_reloc(ld, t, j, &rel);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -212,90 +336,17 @@ int loader_read_elf(struct loader *ld)
  */
 int loader_read_relocs(struct loader *ld)
 {
-	size_t i, j;
+	size_t i;
+	int ret;
 
 	for (i = 1; i < ld->shnum; i++) {
-		const GElf_Shdr *sh = &ld->secs[i].shdr;
-		struct loader_sec *t;
-		Elf_Scn *scn;
-		Elf_Data *d;
-		size_t cnt;
+		uint32_t type = ld->secs[i].shdr.sh_type;
 
-		if (sh->sh_type != SHT_REL && sh->sh_type != SHT_RELA)
+		if (type != SHT_REL && type != SHT_RELA)
 			continue;
-		if (sh->sh_info == 0 || sh->sh_info >= ld->shnum)
-			return loader_fail(ld, EINVAL,
-				       "relocation section '%s' applies to section %u, which does "
-				       "not exist; the object is corrupt",
-				       ld->secs[i].name, sh->sh_info);
-		t = &ld->secs[sh->sh_info];
-		if (!sec_is_code(t))
-			continue;
-		if (sh->sh_type == SHT_RELA)
-			return loader_fail(ld, EINVAL,
-				       "section '%s' has RELA relocations ('%s'); only REL, as "
-				       "clang emits, is supported",
-				       t->name, ld->secs[i].name);
-		if (sh->sh_link != 0 &&
-		    (sh->sh_link >= ld->shnum || ld->secs[sh->sh_link].shdr.sh_type != SHT_SYMTAB))
-			return loader_fail(ld, EINVAL,
-				       "relocation section '%s' does not refer to the symbol "
-				       "table; the object is corrupt",
-				       ld->secs[i].name);
-		scn = elf_getscn(ld->elf, i);
-		d = scn ? elf_getdata(scn, NULL) : NULL;
-		if (!d || d->d_size != sh->sh_size)
-			return loader_fail(ld, EINVAL,
-				       "relocation section '%s' lies outside the file or cannot be "
-				       "read (%s); the object is truncated or corrupt",
-				       ld->secs[i].name, elf_errmsg(-1));
-		cnt = d->d_size / sizeof(Elf64_Rel);
-		if (cnt > INT_MAX)
-			return loader_fail(ld, E2BIG, "relocation section '%s' is too large",
-				       ld->secs[i].name);
-		for (j = 0; j < cnt; j++) {
-			GElf_Rel rel;
-			uint64_t off, symi;
-			uint32_t type;
-
-			if (!gelf_getrel(d, (int)j, &rel))
-				return loader_fail(ld, EINVAL, "cannot read relocation %zu of '%s': %s",
-					       j, ld->secs[i].name, elf_errmsg(-1));
-			off = rel.r_offset;
-			symi = GELF_R_SYM(rel.r_info);
-			type = GELF_R_TYPE(rel.r_info);
-			if (type == R_BPF_NONE)
-				continue;
-			if (off % 8 || off >= t->size)
-				return loader_fail(ld, EINVAL,
-					       "relocation %zu of section '%s' is at offset %llu, "
-					       "which is not an instruction of the section (%zu "
-					       "bytes); the object is corrupt",
-					       j, t->name, (unsigned long long)off, t->size);
-			if (symi == 0 || symi >= ld->sym_cnt)
-				return loader_fail(
-					ld, EINVAL,
-					"relocation at %s+%llu refers to symbol %llu, which does "
-					"not exist (%zu symbols); the object is corrupt",
-					t->name, (unsigned long long)off, (unsigned long long)symi,
-					ld->sym_cnt);
-			/* Checked here too so that code no program reaches is
-			 * held to the same rules. */
-			if (t->data[off] != (BPF_LD | BPF_IMM | BPF_DW) &&
-			    t->data[off] != (BPF_JMP | BPF_CALL))
-				return loader_fail(
-					ld, EINVAL,
-					"%s+%llu: relocation on an instruction (code 0x%02x) that "
-					"is neither ld_imm64 nor call; the object is corrupt",
-					t->name, (unsigned long long)off, t->data[off]);
-			if (t->relos[off / 8].type != R_BPF_NONE)
-				return loader_fail(
-					ld, EINVAL,
-					"two relocations apply to %s+%llu; the object is corrupt",
-					t->name, (unsigned long long)off);
-			t->relos[off / 8].type = type;
-			t->relos[off / 8].sym = (uint32_t)symi;
-		}
+		ret = read_reloc_section(ld, i);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
