@@ -48,64 +48,130 @@ static int place_func(struct loader *ld, struct prog_link *lk, size_t f, const c
 	return 0;
 }
 
+/* The address of function tf (placed if it is not yet): BPF_PSEUDO_FUNC. */
+static int reloc_func_addr(struct loader *ld, struct prog_link *lk, size_t tf, uint32_t pos,
+			   const char *prog)
+{
+	uint32_t target;
+	int ret;
+
+	ret = place_func(ld, lk, tf, prog, &target);
+	if (ret)
+		return ret;
+	lk->insns[pos].src_reg = BPF_PSEUDO_FUNC;
+	lk->insns[pos].imm = (int32_t)((int64_t)target - ((int64_t)pos + 1));
+	lk->insns[pos + 1].imm = 0;
+	return 0;
+}
+
+/* The BTF map defined at .maps+off, or -1. */
+static int64_t map_at_offset(const struct loader *ld, uint64_t off)
+{
+	uint32_t i;
+
+	for (i = 0; i < ld->obj->map_cnt; i++)
+		if (ld->obj->maps[i].kind == OBJECT_MAP_BTF && ld->map_off[i] == off)
+			return i;
+	return -1;
+}
+
+/* A map reference becomes BPF_PSEUDO_MAP_FD with the map's index. */
+static void reloc_map_ref(struct prog_link *lk, uint32_t pos, uint32_t map)
+{
+	lk->insns[pos].src_reg = BPF_PSEUDO_MAP_FD;
+	lk->insns[pos].imm = (int32_t)map;
+	lk->insns[pos + 1].imm = 0;
+}
+
+/* A global variable reference becomes BPF_PSEUDO_MAP_VALUE at off. */
+static void reloc_data_ref(struct prog_link *lk, uint32_t pos, int map, uint64_t off)
+{
+	lk->insns[pos].src_reg = BPF_PSEUDO_MAP_VALUE;
+	lk->insns[pos].imm = map;
+	lk->insns[pos + 1].imm = (int32_t)off;
+}
+
 /*
- * Relocate the ld_imm64 at slot k of function f (at out slot pos): a map,
- * global data, or the address of a subprogram (a bpf_loop callback).
+ * The checks on the ld_imm64 at slot k of function f (out slot pos) before
+ * its target is looked at: two whole slots, no relocation on the second, a
+ * src_reg only from a relocation, and only R_BPF_64_64 against a defined
+ * symbol. Returns 1 if there is a relocation to apply, 0 if none, or -errno.
  */
-static int reloc_ld_imm64(struct loader *ld, struct prog_link *lk, size_t f, uint32_t k,
-			     uint32_t pos, const char *prog)
+static int check_ld_imm64(struct loader *ld, const struct prog_link *lk, size_t f, uint32_t k,
+			  uint32_t pos)
 {
 	const struct loader_func *fn = &ld->funcs[f];
 	const struct loader_sec *cs = &ld->secs[fn->sec];
 	const struct loader_relo *r = &cs->relos[fn->start + k];
 	const struct loader_sym *sym;
-	const struct loader_sec *ts;
-	uint64_t addend, off;
 	size_t shndx;
-	uint32_t i, target;
-	ssize_t tf;
-	int ret;
 
 	if (k + 1 >= fn->cnt)
 		return loader_fail(ld, EINVAL,
-			       "%s+%u: ld_imm64 at the end of function '%s' is cut off (it needs "
-			       "two slots); the object is truncated or corrupt",
-			       cs->name, (fn->start + k) * 8, fn->name);
+				   "%s+%u: ld_imm64 at the end of function '%s' is cut off (it "
+				   "needs two slots); the object is truncated or corrupt",
+				   cs->name, (fn->start + k) * 8, fn->name);
 	if (cs->relos[fn->start + k + 1].type != R_BPF_NONE)
 		return loader_fail(ld, EINVAL,
-			       "%s+%u: relocation on the second half of an ld_imm64; the object is "
-			       "corrupt",
-			       cs->name, (fn->start + k + 1) * 8);
+				   "%s+%u: relocation on the second half of an ld_imm64; the "
+				   "object is corrupt",
+				   cs->name, (fn->start + k + 1) * 8);
 	if (r->type == R_BPF_NONE) {
 		if (lk->insns[pos].src_reg != 0)
 			return loader_fail(ld, EINVAL,
-				       "%s+%u: ld_imm64 with src_reg %u but no relocation; map and "
-				       "function references must come from clang relocations",
-				       cs->name, (fn->start + k) * 8, lk->insns[pos].src_reg);
+					   "%s+%u: ld_imm64 with src_reg %u but no relocation; map "
+					   "and function references must come from clang "
+					   "relocations",
+					   cs->name, (fn->start + k) * 8, lk->insns[pos].src_reg);
 		return 0;
 	}
 	sym = &ld->syms[r->sym];
 	if (r->type != R_BPF_64_64)
 		return loader_fail(ld, EINVAL,
-			       "%s+%u: relocation type %u against '%s' on an ld_imm64, expected "
-			       "R_BPF_64_64; the object is corrupt",
-			       cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
+				   "%s+%u: relocation type %u against '%s' on an ld_imm64, "
+				   "expected R_BPF_64_64; the object is corrupt",
+				   cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
 	if (lk->insns[pos].src_reg != 0)
-		return loader_fail(
-			ld, EINVAL,
-			"%s+%u: relocated ld_imm64 already has src_reg %u; the object is corrupt",
-			cs->name, (fn->start + k) * 8, lk->insns[pos].src_reg);
+		return loader_fail(ld, EINVAL,
+				   "%s+%u: relocated ld_imm64 already has src_reg %u; the object "
+				   "is corrupt",
+				   cs->name, (fn->start + k) * 8, lk->insns[pos].src_reg);
 	shndx = sym->sym.st_shndx;
 	if (shndx == SHN_UNDEF)
 		return loader_fail(ld, ENOTSUP,
-			       "%s+%u: reference to extern '%s' (kconfig/ksym externs are not "
-			       "supported by secbpf); define the variable in the filter",
-			       cs->name, (fn->start + k) * 8, sym_name(sym));
+				   "%s+%u: reference to extern '%s' (kconfig/ksym externs are not "
+				   "supported by secbpf); define the variable in the filter",
+				   cs->name, (fn->start + k) * 8, sym_name(sym));
 	if (shndx >= ld->shnum)
 		return loader_fail(ld, EINVAL,
-			       "%s+%u: symbol '%s' is in section %zu, which does not exist; the "
-			       "object is corrupt",
-			       cs->name, (fn->start + k) * 8, sym_name(sym), shndx);
+				   "%s+%u: symbol '%s' is in section %zu, which does not exist; "
+				   "the object is corrupt",
+				   cs->name, (fn->start + k) * 8, sym_name(sym), shndx);
+	return 1;
+}
+
+/*
+ * Relocate the ld_imm64 at slot k of function f (at out slot pos): a map,
+ * global data, or the address of a subprogram (a bpf_loop callback).
+ */
+static int reloc_ld_imm64(struct loader *ld, struct prog_link *lk, size_t f, uint32_t k,
+			  uint32_t pos, const char *prog)
+{
+	const struct loader_func *fn = &ld->funcs[f];
+	const struct loader_sec *cs = &ld->secs[fn->sec];
+	const struct loader_sym *sym;
+	const struct loader_sec *ts;
+	uint64_t addend, off;
+	size_t shndx;
+	int64_t map;
+	ssize_t tf;
+	int ret;
+
+	ret = check_ld_imm64(ld, lk, f, k, pos);
+	if (ret <= 0)
+		return ret;
+	sym = &ld->syms[cs->relos[fn->start + k].sym];
+	shndx = sym->sym.st_shndx;
 	ts = &ld->secs[shndx];
 	addend = insn_ld_imm64_value(&lk->insns[pos]);
 	off = sym->sym.st_value + addend;
@@ -121,47 +187,35 @@ static int reloc_ld_imm64(struct loader *ld, struct prog_link *lk, size_t f, uin
 				ld, EINVAL,
 				"%s+%u: address of %s+%llu, which is not the start of a function",
 				cs->name, (fn->start + k) * 8, ts->name, (unsigned long long)off);
-		ret = place_func(ld, lk, (size_t)tf, prog, &target);
-		if (ret)
-			return ret;
-		lk->insns[pos].src_reg = BPF_PSEUDO_FUNC;
-		lk->insns[pos].imm = (int32_t)((int64_t)target - ((int64_t)pos + 1));
-		lk->insns[pos + 1].imm = 0;
-		return 0;
+		return reloc_func_addr(ld, lk, (size_t)tf, pos, prog);
 	}
 	if (ts->kind == LOADER_SEC_MAPS) {
-		for (i = 0; i < ld->obj->map_cnt; i++)
-			if (ld->obj->maps[i].kind == OBJECT_MAP_BTF && ld->map_off[i] == off)
-				break;
-		if (i == ld->obj->map_cnt)
+		map = map_at_offset(ld, off);
+		if (map < 0)
 			return loader_fail(ld, EINVAL,
-				       "%s+%u: reference to '%s' at .maps+%llu, where no map is "
-				       "defined; the object is corrupt",
-				       cs->name, (fn->start + k) * 8, sym_name(sym),
-				       (unsigned long long)off);
-		lk->insns[pos].src_reg = BPF_PSEUDO_MAP_FD;
-		lk->insns[pos].imm = (int32_t)i;
-		lk->insns[pos + 1].imm = 0;
+					   "%s+%u: reference to '%s' at .maps+%llu, where no map "
+					   "is defined; the object is corrupt",
+					   cs->name, (fn->start + k) * 8, sym_name(sym),
+					   (unsigned long long)off);
+		reloc_map_ref(lk, pos, (uint32_t)map);
 		return 0;
 	}
 	if (sec_is_data(ts)) {
 		if (ts->map < 0 || off >= ts->size)
 			goto bad_off;
-		lk->insns[pos].src_reg = BPF_PSEUDO_MAP_VALUE;
-		lk->insns[pos].imm = ts->map;
-		lk->insns[pos + 1].imm = (int32_t)off;
+		reloc_data_ref(lk, pos, ts->map, off);
 		return 0;
 	}
 	return loader_fail(ld, ENOTSUP,
-		       "%s+%u: reference to '%s' in section '%s', which is neither code, a map nor "
-		       "global data (.data, .rodata, .bss); move the object there",
-		       cs->name, (fn->start + k) * 8, sym_name(sym), ts->name);
+			   "%s+%u: reference to '%s' in section '%s', which is neither code, a "
+			   "map nor global data (.data, .rodata, .bss); move the object there",
+			   cs->name, (fn->start + k) * 8, sym_name(sym), ts->name);
 bad_off:
 	return loader_fail(ld, EINVAL,
-		       "%s+%u: reference to '%s' at offset %llu, outside section '%s' (%zu bytes); "
-		       "the object is corrupt",
-		       cs->name, (fn->start + k) * 8, sym_name(sym), (unsigned long long)off,
-		       ts->name, ts->size);
+			   "%s+%u: reference to '%s' at offset %llu, outside section '%s' (%zu "
+			   "bytes); the object is corrupt",
+			   cs->name, (fn->start + k) * 8, sym_name(sym), (unsigned long long)off,
+			   ts->name, ts->size);
 }
 
 /* Relocate the call at slot k of function f (out slot pos). */
@@ -232,6 +286,60 @@ static int reloc_call(struct loader *ld, struct prog_link *lk, size_t f, uint32_
 	return 0;
 }
 
+/*
+ * Relocate every function placed so far, in placement order; relocations
+ * place the functions they reach, which this loop then relocates in turn.
+ */
+static int relocate_placed_funcs(struct loader *ld, struct prog_link *lk, const char *prog)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < lk->order_cnt; i++) {
+		size_t f = lk->order[i];
+		const struct loader_func *fn = &ld->funcs[f];
+		const struct loader_sec *cs = &ld->secs[fn->sec];
+		uint32_t base = (uint32_t)lk->placed[f], k;
+
+		for (k = 0; !ret && k < fn->cnt; k++) {
+			const struct bpf_insn *in = &lk->insns[base + k];
+
+			if (insn_is_ld_imm64(in)) {
+				ret = reloc_ld_imm64(ld, lk, f, k, base + k, prog);
+				k++;
+			} else if (in->code == (BPF_JMP | BPF_CALL)) {
+				ret = reloc_call(ld, lk, f, k, base + k, prog);
+			} else if (cs->relos[fn->start + k].type != R_BPF_NONE) {
+				ret = loader_fail(ld, EINVAL,
+						  "%s+%u: relocation on an instruction (code "
+						  "0x%02x) that is neither ld_imm64 nor call; the "
+						  "object is corrupt",
+						  cs->name, (fn->start + k) * 8, in->code);
+			}
+		}
+	}
+	return ret;
+}
+
+/* The names of the placed functions by their first slot, into prog->funcs. */
+static int record_prog_funcs(struct loader *ld, const struct prog_link *lk,
+			     struct object_prog *prog)
+{
+	size_t i;
+
+	prog->funcs = calloc(lk->order_cnt, sizeof(*prog->funcs));
+	if (!prog->funcs)
+		return loader_nomem(ld);
+	for (i = 0; i < lk->order_cnt; i++) {
+		prog->funcs[i].start = (uint32_t)lk->placed[lk->order[i]];
+		prog->funcs[i].name = strdup(ld->funcs[lk->order[i]].name);
+		if (!prog->funcs[i].name)
+			return loader_nomem(ld);
+		prog->func_cnt++;
+	}
+	return 0;
+}
+
 /* Link program function main_f with everything it calls into prog. */
 static int link_prog(struct loader *ld, size_t main_f, struct object_prog *prog)
 {
@@ -256,54 +364,64 @@ static int link_prog(struct loader *ld, size_t main_f, struct object_prog *prog)
 		goto out;
 	}
 	ret = place_func(ld, &lk, main_f, mf->name, &start);
-	for (i = 0; !ret && i < lk.order_cnt; i++) {
-		size_t f = lk.order[i];
-		uint32_t base = (uint32_t)lk.placed[f], k;
-
-		for (k = 0; !ret && k < ld->funcs[f].cnt; k++) {
-			const struct bpf_insn *in = &lk.insns[base + k];
-			const struct loader_sec *cs = &ld->secs[ld->funcs[f].sec];
-
-			if (insn_is_ld_imm64(in)) {
-				ret = reloc_ld_imm64(ld, &lk, f, k, base + k, mf->name);
-				k++;
-			} else if (in->code == (BPF_JMP | BPF_CALL)) {
-				ret = reloc_call(ld, &lk, f, k, base + k, mf->name);
-			} else if (cs->relos[ld->funcs[f].start + k].type != R_BPF_NONE) {
-				ret = loader_fail(
-					ld, EINVAL,
-					"%s+%u: relocation on an instruction (code 0x%02x) that is "
-					"neither ld_imm64 nor call; the object is corrupt",
-					cs->name, (ld->funcs[f].start + k) * 8, in->code);
-			}
-		}
-	}
+	if (!ret)
+		ret = relocate_placed_funcs(ld, &lk, mf->name);
 	if (ret)
 		goto out;
 	prog->insns = lk.insns;
 	prog->insn_cnt = lk.cnt;
 	prog->main_cnt = mf->cnt;
 	lk.insns = NULL;
-	prog->funcs = calloc(lk.order_cnt, sizeof(*prog->funcs));
-	if (!prog->funcs) {
-		ret = loader_nomem(ld);
-		goto out;
-	}
-	for (i = 0; i < lk.order_cnt; i++) {
-		prog->funcs[i].start = (uint32_t)lk.placed[lk.order[i]];
-		prog->funcs[i].name = strdup(ld->funcs[lk.order[i]].name);
-		if (!prog->funcs[i].name) {
-			ret = loader_nomem(ld);
-			goto out;
-		}
-		prog->func_cnt++;
-	}
-	ret = loader_link_lines(ld, &lk, prog);
+	ret = record_prog_funcs(ld, &lk, prog);
+	if (!ret)
+		ret = loader_link_lines(ld, &lk, prog);
 out:
 	free(lk.insns);
 	free(lk.placed);
 	free(lk.order);
 	return ret;
+}
+
+/* No program in the object: name the code sections skipped, often a typo in SEC(). */
+static int fail_no_program(struct loader *ld)
+{
+	char found[256] = "";
+	size_t len = 0, i;
+
+	for (i = 1; i < ld->shnum && len < sizeof(found) - 1; i++) {
+		const struct loader_sec *s = &ld->secs[i];
+
+		if (!(s->shdr.sh_flags & SHF_EXECINSTR) || s->kind == LOADER_SEC_TEXT ||
+		    s->shdr.sh_size == 0)
+			continue;
+		len += (size_t)snprintf(found + len, sizeof(found) - len, "%s'%s'",
+					len ? ", " : "", s->name);
+	}
+	if (len)
+		return loader_fail(ld, ENOENT,
+				   "no SEC(\"seccomp\") program (code sections found: %s); put the "
+				   "filter function in SEC(\"seccomp\") or SEC(\"seccomp/NAME\")",
+				   found);
+	return loader_fail(ld, ENOENT,
+			   "no SEC(\"seccomp\") program; put the filter function in "
+			   "SEC(\"seccomp\") and make it non-static");
+}
+
+/* OBJ:PROG must name one program; ELF allows one global per name. */
+static int check_prog_names_unique(struct loader *ld)
+{
+	size_t i, j;
+
+	for (i = 0; i < ld->func_cnt; i++) {
+		for (j = i + 1; ld->funcs[i].is_prog && j < ld->func_cnt; j++) {
+			if (ld->funcs[j].is_prog && !strcmp(ld->funcs[i].name, ld->funcs[j].name))
+				return loader_fail(ld, EINVAL,
+						   "two programs are named '%s'; the object is "
+						   "corrupt",
+						   ld->funcs[i].name);
+		}
+	}
+	return 0;
 }
 
 int loader_link_progs(struct loader *ld)
@@ -314,41 +432,11 @@ int loader_link_progs(struct loader *ld)
 
 	for (i = 0; i < ld->func_cnt; i++)
 		n += ld->funcs[i].is_prog;
-	if (!n) {
-		char found[256] = "";
-		size_t len = 0;
-
-		/* Name the code sections we skipped: often a typo in SEC(). */
-		for (i = 1; i < ld->shnum && len < sizeof(found) - 1; i++) {
-			const struct loader_sec *s = &ld->secs[i];
-
-			if (!(s->shdr.sh_flags & SHF_EXECINSTR) || s->kind == LOADER_SEC_TEXT ||
-			    s->shdr.sh_size == 0)
-				continue;
-			len += (size_t)snprintf(found + len, sizeof(found) - len, "%s'%s'",
-						len ? ", " : "", s->name);
-		}
-		if (len)
-			return loader_fail(
-				ld, ENOENT,
-				"no SEC(\"seccomp\") program (code sections found: %s); put the "
-				"filter function in SEC(\"seccomp\") or SEC(\"seccomp/NAME\")",
-				found);
-		return loader_fail(ld, ENOENT,
-			       "no SEC(\"seccomp\") program; put the filter function in "
-			       "SEC(\"seccomp\") and make it non-static");
-	}
-	/* OBJ:PROG must name one program; ELF allows one global per name. */
-	for (i = 0; i < ld->func_cnt; i++) {
-		size_t j;
-
-		for (j = i + 1; ld->funcs[i].is_prog && j < ld->func_cnt; j++) {
-			if (ld->funcs[j].is_prog && !strcmp(ld->funcs[i].name, ld->funcs[j].name))
-				return loader_fail(ld, EINVAL,
-					       "two programs are named '%s'; the object is corrupt",
-					       ld->funcs[i].name);
-		}
-	}
+	if (!n)
+		return fail_no_program(ld);
+	ret = check_prog_names_unique(ld);
+	if (ret)
+		return ret;
 	obj->progs = calloc(n, sizeof(*obj->progs));
 	if (!obj->progs)
 		return loader_nomem(ld);
