@@ -32,6 +32,108 @@ static int check_btf_ext_str(struct loader *ld, uint32_t off, const char *what)
 	return 0;
 }
 
+/* The .BTF.ext header, checked against the section s. */
+static int read_btf_ext_header(struct loader *ld, const struct loader_sec *s,
+			       struct btf_ext_hdr *hdr)
+{
+	if (!s->data || s->size < 8)
+		return loader_fail(ld, EINVAL, ".BTF.ext is truncated; rebuild the object");
+	memset(hdr, 0, sizeof(*hdr));
+	memcpy(hdr, s->data, s->size < sizeof(*hdr) ? s->size : sizeof(*hdr));
+	if (hdr->magic != BTF_MAGIC)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext has bad magic 0x%04x (expected 0x%04x, little "
+				   "endian); rebuild the object",
+				   hdr->magic, BTF_MAGIC);
+	if (hdr->version != BTF_VERSION)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext version %u is not supported (expected %u)",
+				   hdr->version, BTF_VERSION);
+	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > s->size)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext header length %u is invalid (section is %zu bytes); "
+				   "the object is corrupt",
+				   hdr->hdr_len, s->size);
+	if ((uint64_t)hdr->hdr_len + hdr->line_info_off + hdr->line_info_len > s->size)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext line info (offset %u, %u bytes) lies outside the "
+				   "section (%zu bytes); the object is truncated or corrupt",
+				   hdr->line_info_off, hdr->line_info_len, s->size);
+	return 0;
+}
+
+/* The cnt line records at recs, for code section cs named name. */
+static int check_line_records(struct loader *ld, const struct loader_sec *cs, const char *name,
+			      const uint8_t *recs, uint32_t cnt)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < cnt; i++) {
+		struct bpf_line_info li;
+
+		memcpy(&li, recs + (uint64_t)i * ld->line_rec_size, sizeof(li));
+		if (li.insn_off % 8 || li.insn_off >= cs->size)
+			return loader_fail(ld, EINVAL,
+					   ".BTF.ext line info points at %s+%u, which is not an "
+					   "instruction; the object is corrupt",
+					   name, li.insn_off);
+		ret = check_btf_ext_str(ld, li.file_name_off, "file name");
+		if (!ret)
+			ret = check_btf_ext_str(ld, li.line_off, "source line");
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The block of line info at p + *pos (len bytes of line info in all):
+ * {section name, count, records}. Attached to its section if that is code;
+ * *pos moves past it.
+ */
+static int read_line_block(struct loader *ld, const uint8_t *p, uint64_t len, uint64_t *pos)
+{
+	uint32_t name_off, cnt, rec_size = ld->line_rec_size;
+	struct loader_sec *cs;
+	const char *name;
+	size_t sec;
+	int ret;
+
+	if (len - *pos < 8)
+		return loader_fail(ld, EINVAL, ".BTF.ext line info block is truncated");
+	memcpy(&name_off, p + *pos, 4);
+	memcpy(&cnt, p + *pos + 4, 4);
+	*pos += 8;
+	name = btf__name_by_offset(ld->obj->btf, name_off);
+	if (!name)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext line info names section at string offset %u, outside "
+				   "the BTF strings; the object is corrupt",
+				   name_off);
+	if (cnt == 0 || (uint64_t)cnt * rec_size > len - *pos)
+		return loader_fail(ld, EINVAL,
+				   ".BTF.ext line info for '%s' has %u records, which do not fit "
+				   "the section; the object is truncated or corrupt",
+				   name, cnt);
+	sec = loader_find_section(ld, name);
+	cs = sec ? &ld->secs[sec] : NULL;
+	if (cs && sec_is_code(cs)) {
+		if (cs->lines)
+			return loader_fail(ld, EINVAL,
+					   ".BTF.ext has two line info blocks for '%s'; the object "
+					   "is corrupt",
+					   name);
+		ret = check_line_records(ld, cs, name, p + *pos, cnt);
+		if (ret)
+			return ret;
+		cs->lines = p + *pos;
+		cs->line_cnt = cnt;
+	}
+	*pos += (uint64_t)cnt * rec_size;
+	return 0;
+}
+
 /*
  * Index the line info of .BTF.ext by code section. Layout: a header, then
  * at line_info_off a record size and blocks of {section name, count,
@@ -44,35 +146,17 @@ int loader_read_btf_ext(struct loader *ld)
 	const uint8_t *p;
 	uint64_t len, pos;
 	uint32_t rec_size;
+	int ret;
 
 	if (!ld->btf_ext)
 		return 0;
 	s = &ld->secs[ld->btf_ext];
 	if (!ld->obj->btf)
 		return loader_fail(ld, EINVAL,
-			       "the object has .BTF.ext but no .BTF; rebuild it with clang -g");
-	if (!s->data || s->size < 8)
-		return loader_fail(ld, EINVAL, ".BTF.ext is truncated; rebuild the object");
-	memset(&hdr, 0, sizeof(hdr));
-	memcpy(&hdr, s->data, s->size < sizeof(hdr) ? s->size : sizeof(hdr));
-	if (hdr.magic != BTF_MAGIC)
-		return loader_fail(ld, EINVAL,
-			       ".BTF.ext has bad magic 0x%04x (expected 0x%04x, little endian); "
-			       "rebuild the object",
-			       hdr.magic, BTF_MAGIC);
-	if (hdr.version != BTF_VERSION)
-		return loader_fail(ld, EINVAL, ".BTF.ext version %u is not supported (expected %u)",
-			       hdr.version, BTF_VERSION);
-	if (hdr.hdr_len < sizeof(hdr) || hdr.hdr_len > s->size)
-		return loader_fail(ld, EINVAL,
-			       ".BTF.ext header length %u is invalid (section is %zu bytes); the "
-			       "object is corrupt",
-			       hdr.hdr_len, s->size);
-	if ((uint64_t)hdr.hdr_len + hdr.line_info_off + hdr.line_info_len > s->size)
-		return loader_fail(ld, EINVAL,
-			       ".BTF.ext line info (offset %u, %u bytes) lies outside the section "
-			       "(%zu bytes); the object is truncated or corrupt",
-			       hdr.line_info_off, hdr.line_info_len, s->size);
+				   "the object has .BTF.ext but no .BTF; rebuild it with clang -g");
+	ret = read_btf_ext_header(ld, s, &hdr);
+	if (ret)
+		return ret;
 	len = hdr.line_info_len;
 	if (len == 0)
 		return 0;
@@ -82,65 +166,17 @@ int loader_read_btf_ext(struct loader *ld)
 	memcpy(&rec_size, p, 4);
 	if (rec_size < sizeof(struct bpf_line_info))
 		return loader_fail(ld, EINVAL,
-			       ".BTF.ext line info record size %u is smaller than %zu; the object "
-			       "is corrupt",
-			       rec_size, sizeof(struct bpf_line_info));
+				   ".BTF.ext line info record size %u is smaller than %zu; the "
+				   "object is corrupt",
+				   rec_size, sizeof(struct bpf_line_info));
 	ld->line_rec_size = rec_size;
 	for (pos = 4; pos < len;) {
-		uint32_t name_off, cnt, i;
-		const char *name;
-		struct loader_sec *cs;
-		size_t sec;
-		int ret;
-
-		if (len - pos < 8)
-			return loader_fail(ld, EINVAL, ".BTF.ext line info block is truncated");
-		memcpy(&name_off, p + pos, 4);
-		memcpy(&cnt, p + pos + 4, 4);
-		pos += 8;
-		name = btf__name_by_offset(ld->obj->btf, name_off);
-		if (!name)
-			return loader_fail(ld, EINVAL,
-				       ".BTF.ext line info names section at string offset %u, "
-				       "outside the BTF strings; the object is corrupt",
-				       name_off);
-		if (cnt == 0 || (uint64_t)cnt * rec_size > len - pos)
-			return loader_fail(ld, EINVAL,
-				       ".BTF.ext line info for '%s' has %u records, which do not "
-				       "fit the section; the object is truncated or corrupt",
-				       name, cnt);
-		sec = loader_find_section(ld, name);
-		cs = sec ? &ld->secs[sec] : NULL;
-		if (cs && sec_is_code(cs)) {
-			if (cs->lines)
-				return loader_fail(ld, EINVAL,
-					       ".BTF.ext has two line info blocks for '%s'; the "
-					       "object is corrupt",
-					       name);
-			for (i = 0; i < cnt; i++) {
-				struct bpf_line_info li;
-
-				memcpy(&li, p + pos + (uint64_t)i * rec_size, sizeof(li));
-				if (li.insn_off % 8 || li.insn_off >= cs->size)
-					return loader_fail(
-						ld, EINVAL,
-						".BTF.ext line info points at %s+%u, which is not "
-						"an instruction; the object is corrupt",
-						name, li.insn_off);
-				ret = check_btf_ext_str(ld, li.file_name_off, "file name");
-				if (!ret)
-					ret = check_btf_ext_str(ld, li.line_off, "source line");
-				if (ret)
-					return ret;
-			}
-			cs->lines = p + pos;
-			cs->line_cnt = cnt;
-		}
-		pos += (uint64_t)cnt * rec_size;
+		ret = read_line_block(ld, p, len, &pos);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
-
 
 static int cmp_line(const void *a, const void *b)
 {
