@@ -151,6 +151,43 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 }
 
 /*
+ * Walk the types of btf in step with copy (the section's bytes) and fix
+ * each DATASEC in copy; *changed says whether any byte changed.
+ */
+static int fix_datasecs(struct loader *ld, const struct btf *btf, uint8_t *copy, size_t size,
+			bool *changed)
+{
+	struct btf_header hdr;
+	size_t pos, end;
+	uint32_t id, n;
+	int ret;
+
+	memcpy(&hdr, copy, sizeof(hdr));
+	pos = (size_t)hdr.hdr_len + hdr.type_off;
+	end = pos + hdr.type_len;
+	n = btf__type_cnt(btf);
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		size_t len = t ? btf_type_len(t) : 0;
+
+		/* libbpf validated the layout; this only guards our walk. */
+		if (!t || pos > end || len > end - pos || end > size ||
+		    memcmp(copy + pos, t, sizeof(*t)))
+			return loader_fail(
+				ld, EINVAL,
+				"section .BTF: type %u is not where expected; the BTF is corrupt",
+				id);
+		if (btf_is_datasec(t)) {
+			ret = fix_datasec(ld, btf, t, copy + pos, changed);
+			if (ret)
+				return ret;
+		}
+		pos += len;
+	}
+	return 0;
+}
+
+/*
  * Parse .BTF and fix up its DATASECs (see fix_datasec). The fixed BTF is
  * built from a patched copy of the section, walked type by type in step with
  * libbpf's view of it, so obj->btf tells the truth to every later user.
@@ -158,15 +195,12 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 int loader_read_btf(struct loader *ld)
 {
 	const struct loader_sec *s = &ld->secs[ld->btf];
-	struct btf_header hdr;
-	struct btf *btf;
+	struct btf *btf, *fixed;
 	uint8_t *copy = NULL;
 	bool changed = false;
-	size_t pos, end;
-	uint32_t id, n;
 	int ret = 0;
 
-	if (!s->data || s->size < sizeof(hdr) || s->size > UINT32_MAX)
+	if (!s->data || s->size < sizeof(struct btf_header) || s->size > UINT32_MAX)
 		return loader_fail(
 			ld, EINVAL,
 			"section .BTF is empty or too large; rebuild the object with clang -g");
@@ -180,49 +214,25 @@ int loader_read_btf(struct loader *ld)
 		ret = loader_fail(ld, EINVAL, "big-endian BTF is not supported");
 		goto out;
 	}
-	memcpy(&hdr, s->data, sizeof(hdr));
 	copy = malloc(s->size);
 	if (!copy) {
 		ret = loader_nomem(ld);
 		goto out;
 	}
 	memcpy(copy, s->data, s->size);
-	pos = (size_t)hdr.hdr_len + hdr.type_off;
-	end = pos + hdr.type_len;
-	n = btf__type_cnt(btf);
-	for (id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		size_t len = t ? btf_type_len(t) : 0;
-
-		/* libbpf validated the layout; this only guards our walk. */
-		if (!t || pos > end || len > end - pos || end > s->size ||
-		    memcmp(copy + pos, t, sizeof(*t))) {
-			ret = loader_fail(
-				ld, EINVAL,
-				"section .BTF: type %u is not where expected; the BTF is corrupt",
-				id);
-			goto out;
-		}
-		if (btf_is_datasec(t)) {
-			ret = fix_datasec(ld, btf, t, copy + pos, &changed);
-			if (ret)
-				goto out;
-		}
-		pos += len;
+	ret = fix_datasecs(ld, btf, copy, s->size, &changed);
+	if (ret || !changed)
+		goto out;
+	fixed = btf__new(copy, (uint32_t)s->size);
+	if (!fixed) {
+		ret = loader_fail(ld, EINVAL,
+				  "section .BTF cannot be parsed after fixing its DATASECs "
+				  "(libbpf: %s)",
+				  strerror(errno));
+		goto out;
 	}
-	if (changed) {
-		struct btf *fixed = btf__new(copy, (uint32_t)s->size);
-
-		if (!fixed) {
-			ret = loader_fail(ld, EINVAL,
-				      "section .BTF cannot be parsed after fixing its DATASECs "
-				      "(libbpf: %s)",
-				      strerror(errno));
-			goto out;
-		}
-		btf__free(btf);
-		btf = fixed;
-	}
+	btf__free(btf);
+	btf = fixed;
 out:
 	free(copy);
 	if (ret)

@@ -11,65 +11,76 @@
 #include "common/number.h"
 #include "object/object_internal.h"
 
+/* Data section s as a one-element array map holding its bytes. */
+static int add_data_map(struct loader *ld, struct loader_sec *s)
+{
+	const struct btf *btf = ld->obj->btf;
+	struct object_map map = {
+		.type = BPF_MAP_TYPE_ARRAY,
+		.key_size = 4,
+		.max_entries = 1,
+	};
+	int ret, id;
+
+	if (s->size > OBJECT_DATA_MAX)
+		return loader_fail(ld, E2BIG,
+				   "global data section '%s' is %zu bytes, more than the %u an "
+				   "array map value may hold; use a map for big tables",
+				   s->name, s->size, OBJECT_DATA_MAX);
+	map.value_size = (uint32_t)s->size;
+	switch (s->kind) {
+	case LOADER_SEC_DATA:
+		map.kind = OBJECT_MAP_DATA;
+		break;
+	case LOADER_SEC_RODATA:
+		map.kind = OBJECT_MAP_RODATA;
+		map.map_flags = BPF_F_RDONLY_PROG;
+		break;
+	default:
+		map.kind = OBJECT_MAP_BSS;
+		break;
+	}
+	if (btf) {
+		id = btf__find_by_name_kind(btf, s->name, BTF_KIND_DATASEC);
+		if (id > 0)
+			map.btf_value_type_id = (uint32_t)id;
+	}
+	if (map.kind != OBJECT_MAP_BSS) {
+		map.init_data = calloc(1, s->size);
+		if (!map.init_data)
+			return loader_nomem(ld);
+		if (s->data)
+			memcpy(map.init_data, s->data, s->size);
+	}
+	map.name = strdup(s->name);
+	if (!map.name) {
+		free(map.init_data);
+		return loader_nomem(ld);
+	}
+	ret = loader_add_map(ld, &map);
+	if (ret) {
+		free(map.name);
+		free(map.init_data);
+		return ret;
+	}
+	s->map = (int)(ld->obj->map_cnt - 1);
+	return 0;
+}
+
 /* Each non-empty global data section becomes a one-element array map. */
 int loader_read_data_maps(struct loader *ld)
 {
-	const struct btf *btf = ld->obj->btf;
 	size_t i;
+	int ret;
 
 	for (i = 1; i < ld->shnum; i++) {
 		struct loader_sec *s = &ld->secs[i];
-		struct object_map map = {
-			.type = BPF_MAP_TYPE_ARRAY,
-			.key_size = 4,
-			.max_entries = 1,
-		};
-		int ret, id;
 
 		if (!sec_is_data(s) || s->size == 0)
 			continue;
-		if (s->size > OBJECT_DATA_MAX)
-			return loader_fail(ld, E2BIG,
-				       "global data section '%s' is %zu bytes, more than the %u an "
-				       "array map value may hold; use a map for big tables",
-				       s->name, s->size, OBJECT_DATA_MAX);
-		map.value_size = (uint32_t)s->size;
-		switch (s->kind) {
-		case LOADER_SEC_DATA:
-			map.kind = OBJECT_MAP_DATA;
-			break;
-		case LOADER_SEC_RODATA:
-			map.kind = OBJECT_MAP_RODATA;
-			map.map_flags = BPF_F_RDONLY_PROG;
-			break;
-		default:
-			map.kind = OBJECT_MAP_BSS;
-			break;
-		}
-		if (btf) {
-			id = btf__find_by_name_kind(btf, s->name, BTF_KIND_DATASEC);
-			if (id > 0)
-				map.btf_value_type_id = (uint32_t)id;
-		}
-		if (map.kind != OBJECT_MAP_BSS) {
-			map.init_data = calloc(1, s->size);
-			if (!map.init_data)
-				return loader_nomem(ld);
-			if (s->data)
-				memcpy(map.init_data, s->data, s->size);
-		}
-		map.name = strdup(s->name);
-		if (!map.name) {
-			free(map.init_data);
-			return loader_nomem(ld);
-		}
-		ret = loader_add_map(ld, &map);
-		if (ret) {
-			free(map.name);
-			free(map.init_data);
+		ret = add_data_map(ld, s);
+		if (ret)
 			return ret;
-		}
-		s->map = (int)(ld->obj->map_cnt - 1);
 	}
 	return 0;
 }
