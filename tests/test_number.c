@@ -27,8 +27,8 @@ static void check_cases(const struct parse_case *c, size_t n)
 		struct number out = { .mag = 12345, .neg = true, .hex = true };
 		int ret = number_parse(c[i].s, c[i].flags, &out);
 
-		cr_assert_eq(ret, c[i].ret, "'%s' (flags %u): %d, expected %d", c[i].s,
-			     c[i].flags, ret, c[i].ret);
+		cr_assert_eq(ret, c[i].ret, "'%s' (flags %u): %d, expected %d", c[i].s, c[i].flags,
+			     ret, c[i].ret);
 		if (ret) {
 			/* Failure leaves the output alone. */
 			cr_assert(out.mag == 12345 && out.neg && out.hex, "'%s' wrote *out",

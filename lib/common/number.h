@@ -12,13 +12,13 @@
 
 /* A parsed literal: -mag if neg, else mag. */
 struct number {
-	uint64_t mag;	/* 0 .. 2^64 - 1 */
-	bool neg;	/* written with a leading '-' (also for "-0") */
-	bool hex;	/* written with a 0x or 0X prefix */
+	uint64_t mag; /* 0 .. 2^64 - 1 */
+	bool neg;     /* written with a leading '-' (also for "-0") */
+	bool hex;     /* written with a 0x or 0X prefix */
 };
 
 /* Flags for number_parse. */
-#define NUMBER_ALLOW_PLUS 0x1u	/* accept a leading '+' as well as '-' */
+#define NUMBER_ALLOW_PLUS 0x1u /* accept a leading '+' as well as '-' */
 
 /*
  * Parse all of s: an optional '-' (and '+' with NUMBER_ALLOW_PLUS), then

@@ -84,7 +84,7 @@ static size_t btf_type_len(const struct btf_type *t)
  * the file's offset only for variables that have no symbol of their own.
  */
 static int fix_datasec(struct loader *ld, const struct btf *btf, const struct btf_type *t,
-			  uint8_t *dst, bool *changed)
+		       uint8_t *dst, bool *changed)
 {
 	const struct btf_var_secinfo *vsi = btf_var_secinfos(t);
 	struct btf_type nt;
@@ -104,7 +104,8 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 			"BTF says section '%s' is %u bytes but it is %zu; the object is corrupt",
 			name, t->size, secsz);
 	if (secsz > UINT32_MAX)
-		return loader_fail(ld, EINVAL, "section '%s' is too large (%zu bytes)", name, secsz);
+		return loader_fail(ld, EINVAL, "section '%s' is too large (%zu bytes)", name,
+				   secsz);
 	size = (uint32_t)secsz;
 	memcpy(&nt, t, sizeof(nt));
 	if (nt.size != size) {
@@ -125,23 +126,26 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 				name, i);
 		vname = btf__name_by_offset(btf, v->name_off);
 		if (!vname)
-			return loader_fail(ld, EINVAL,
-				       "BTF variable %u in '%s' has a bad name; the BTF is corrupt",
-				       vsi[i].type, name);
+			return loader_fail(
+				ld, EINVAL,
+				"BTF variable %u in '%s' has a bad name; the BTF is corrupt",
+				vsi[i].type, name);
 		memcpy(&nv, &vsi[i], sizeof(nv));
 		s = find_var_sym(ld, sec, vname);
 		if (s) {
 			if (s->sym.st_value > UINT32_MAX)
-				return loader_fail(ld, EINVAL,
-					       "symbol '%s' has offset %llu, outside section '%s'",
-					       vname, (unsigned long long)s->sym.st_value, name);
+				return loader_fail(
+					ld, EINVAL,
+					"symbol '%s' has offset %llu, outside section '%s'", vname,
+					(unsigned long long)s->sym.st_value, name);
 			nv.offset = (uint32_t)s->sym.st_value;
 		}
 		if ((uint64_t)nv.offset + nv.size > size)
-			return loader_fail(ld, EINVAL,
-				       "variable '%s' (offset %u, %u bytes) lies outside section "
-				       "'%s' (%u bytes); the object is corrupt",
-				       vname, nv.offset, nv.size, name, size);
+			return loader_fail(
+				ld, EINVAL,
+				"variable '%s' (offset %u, %u bytes) lies outside section "
+				"'%s' (%u bytes); the object is corrupt",
+				vname, nv.offset, nv.size, name, size);
 		if (nv.offset != vsi[i].offset) {
 			memcpy(dst + sizeof(nt) + i * sizeof(nv), &nv, sizeof(nv));
 			*changed = true;

@@ -46,8 +46,7 @@ static int read_btf_ext_header(struct loader *ld, const struct loader_sec *s,
 				   "endian); rebuild the object",
 				   hdr->magic, BTF_MAGIC);
 	if (hdr->version != BTF_VERSION)
-		return loader_fail(ld, EINVAL,
-				   ".BTF.ext version %u is not supported (expected %u)",
+		return loader_fail(ld, EINVAL, ".BTF.ext version %u is not supported (expected %u)",
 				   hdr->version, BTF_VERSION);
 	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > s->size)
 		return loader_fail(ld, EINVAL,

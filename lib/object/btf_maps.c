@@ -65,7 +65,6 @@ static const uint32_t map_types_supported[] = {
 	BPF_MAP_TYPE_TASK_STORAGE,
 };
 
-
 static const char *map_type_name(uint32_t type)
 {
 	if (type < ARRAY_LEN(map_type_names) && map_type_names[type])
@@ -85,7 +84,7 @@ static bool map_type_supported(uint32_t type)
 
 /* An integer attribute: __uint(name, N) is `int (*name)[N]`. */
 static int map_attr_int(struct loader *ld, const char *map, const char *attr, uint32_t type_id,
-		      uint32_t *val)
+			uint32_t *val)
 {
 	const struct btf *btf = ld->obj->btf;
 	const struct btf_type *t = object_btf_skip_mods(btf, type_id, NULL);
@@ -107,7 +106,7 @@ bad:
 
 /* A type attribute: __type(name, T) is `T *name`; sets the type and size. */
 static int map_attr_type(struct loader *ld, const char *map, const char *attr, uint32_t type_id,
-		       uint32_t *id, uint32_t *size)
+			 uint32_t *id, uint32_t *size)
 {
 	const struct btf *btf = ld->obj->btf;
 	const struct btf_type *t = object_btf_skip_mods(btf, type_id, NULL);
@@ -120,10 +119,11 @@ static int map_attr_type(struct loader *ld, const char *map, const char *attr, u
 			map, attr, attr);
 	sz = btf__resolve_size(btf, t->type);
 	if (sz <= 0 || sz > UINT32_MAX)
-		return loader_fail(ld, EINVAL,
-			       "map '%s': the %s type has no usable size; use a complete type of "
-			       "at least one byte",
-			       map, attr);
+		return loader_fail(
+			ld, EINVAL,
+			"map '%s': the %s type has no usable size; use a complete type of "
+			"at least one byte",
+			map, attr);
 	*id = t->type;
 	*size = (uint32_t)sz;
 	return 0;
@@ -131,7 +131,7 @@ static int map_attr_type(struct loader *ld, const char *map, const char *attr, u
 
 /* What a map definition said besides what struct object_map holds. */
 struct map_def_sizes {
-	uint32_t key_size, value_size;		/* __uint(key_size/value_size, N) */
+	uint32_t key_size, value_size; /* __uint(key_size/value_size, N) */
 	bool has_type, has_key_size, has_value_size;
 };
 
@@ -215,8 +215,7 @@ static int check_map_def(struct loader *ld, const char *name, struct object_map 
 				   "map '%s': key_size %u contradicts the key type (%u bytes); "
 				   "drop key_size",
 				   name, sizes->key_size, map->key_size);
-	if (sizes->has_value_size && map->btf_value_type_id &&
-	    sizes->value_size != map->value_size)
+	if (sizes->has_value_size && map->btf_value_type_id && sizes->value_size != map->value_size)
 		return loader_fail(ld, EINVAL,
 				   "map '%s': value_size %u contradicts the value type (%u bytes); "
 				   "drop value_size",
@@ -253,10 +252,11 @@ static int read_btf_map(struct loader *ld, const struct btf_type *var,
 		const char *attr = btf__name_by_offset(btf, m->name_off);
 
 		if (!attr || !attr[0])
-			return loader_fail(ld, EINVAL,
-					   "map '%s' has an unnamed attribute; use __uint()/__type() "
-					   "from bpf_helpers.h",
-					   name);
+			return loader_fail(
+				ld, EINVAL,
+				"map '%s' has an unnamed attribute; use __uint()/__type() "
+				"from bpf_helpers.h",
+				name);
 		ret = read_map_attr(ld, name, attr, m->type, &map, &sizes);
 		if (ret)
 			return ret;
@@ -295,7 +295,7 @@ int loader_read_btf_maps(struct loader *ld)
 		if (ld->secs[ld->maps].size == 0)
 			return 0;
 		return loader_fail(ld, EINVAL,
-			       "section .maps has no BTF description; compile with clang -g");
+				   "section .maps has no BTF description; compile with clang -g");
 	}
 	sec = btf__type_by_id(btf, (uint32_t)id);
 	vsi = btf_var_secinfos(sec);
@@ -304,9 +304,9 @@ int loader_read_btf_maps(struct loader *ld)
 		int ret;
 
 		if (!var || !btf_is_var(var))
-			return loader_fail(ld, EINVAL,
-				       "BTF .maps entry %zu is not a variable; the BTF is corrupt",
-				       i);
+			return loader_fail(
+				ld, EINVAL,
+				"BTF .maps entry %zu is not a variable; the BTF is corrupt", i);
 		ret = read_btf_map(ld, var, &vsi[i]);
 		if (ret)
 			return ret;

@@ -54,9 +54,9 @@ static int read_section_data(struct loader *ld, size_t idx)
 	d = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!d || (s->shdr.sh_size && !d->d_buf) || d->d_size != s->shdr.sh_size)
 		return loader_fail(ld, EINVAL,
-			       "section '%s' lies outside the file or cannot be read (%s); the "
-			       "object is truncated or corrupt, rebuild it",
-			       s->name, elf_errmsg(-1));
+				   "section '%s' lies outside the file or cannot be read (%s); the "
+				   "object is truncated or corrupt, rebuild it",
+				   s->name, elf_errmsg(-1));
 	s->data = d->d_buf;
 	s->size = d->d_size;
 	return 0;
@@ -70,15 +70,16 @@ static int read_symtab(struct loader *ld, size_t idx)
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
 	if (!d || d->d_size != s->shdr.sh_size)
-		return loader_fail(ld, EINVAL,
-			       "symbol table '%s' lies outside the file or cannot be read (%s); "
-			       "the object is truncated or corrupt",
-			       s->name, elf_errmsg(-1));
+		return loader_fail(
+			ld, EINVAL,
+			"symbol table '%s' lies outside the file or cannot be read (%s); "
+			"the object is truncated or corrupt",
+			s->name, elf_errmsg(-1));
 	if (strndx == 0 || strndx >= ld->shnum || ld->secs[strndx].shdr.sh_type != SHT_STRTAB)
 		return loader_fail(ld, EINVAL,
-			       "symbol table '%s' links to section %zu, which is not a string "
-			       "table; the object is corrupt",
-			       s->name, strndx);
+				   "symbol table '%s' links to section %zu, which is not a string "
+				   "table; the object is corrupt",
+				   s->name, strndx);
 	ld->sym_cnt = d->d_size / sizeof(Elf64_Sym);
 	if (ld->sym_cnt > INT_MAX)
 		return loader_fail(ld, E2BIG, "symbol table '%s' is too large", s->name);
@@ -87,7 +88,8 @@ static int read_symtab(struct loader *ld, size_t idx)
 		return loader_nomem(ld);
 	for (i = 0; i < ld->sym_cnt; i++) {
 		if (!gelf_getsym(d, (int)i, &ld->syms[i].sym))
-			return loader_fail(ld, EINVAL, "cannot read symbol %zu: %s", i, elf_errmsg(-1));
+			return loader_fail(ld, EINVAL, "cannot read symbol %zu: %s", i,
+					   elf_errmsg(-1));
 		ld->syms[i].name = elf_strptr(ld->elf, strndx, ld->syms[i].sym.st_name);
 	}
 	return 0;

@@ -154,9 +154,9 @@ int loader_read_vars(struct loader *ld)
 			 * the first, the map may come from the other. */
 			if ((uint64_t)var->offset + var->size > m->value_size)
 				return loader_fail(ld, EINVAL,
-					       "variable '%s' lies outside section '%s'; the "
-					       "object is corrupt",
-					       var->name, m->name);
+						   "variable '%s' lies outside section '%s'; the "
+						   "object is corrupt",
+						   var->name, m->name);
 			var->btf_type_id = v->type;
 			classify_var_type(btf, var);
 		}

@@ -14,7 +14,7 @@
 
 /* Copy function f to the end of the program being linked (once). */
 static int place_func(struct loader *ld, struct prog_link *lk, size_t f, const char *prog,
-		    uint32_t *start)
+		      uint32_t *start)
 {
 	const struct loader_func *fn = &ld->funcs[f];
 	const struct loader_sec *s = &ld->secs[fn->sec];
@@ -220,7 +220,7 @@ bad_off:
 
 /* Relocate the call at slot k of function f (out slot pos). */
 static int reloc_call(struct loader *ld, struct prog_link *lk, size_t f, uint32_t k, uint32_t pos,
-			 const char *prog)
+		      const char *prog)
 {
 	const struct loader_func *fn = &ld->funcs[f];
 	const struct loader_sec *cs = &ld->secs[fn->sec];
@@ -235,45 +235,49 @@ static int reloc_call(struct loader *ld, struct prog_link *lk, size_t f, uint32_
 	if (in->src_reg != BPF_PSEUDO_CALL) {
 		if (r->type != R_BPF_NONE)
 			return loader_fail(ld, ENOTSUP,
-				       "%s+%u: call to extern function '%s' (kfuncs are not "
-				       "supported by secbpf); use helpers or static functions",
-				       cs->name, (fn->start + k) * 8, sym_name(&ld->syms[r->sym]));
+					   "%s+%u: call to extern function '%s' (kfuncs are not "
+					   "supported by secbpf); use helpers or static functions",
+					   cs->name, (fn->start + k) * 8,
+					   sym_name(&ld->syms[r->sym]));
 		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
 			return loader_fail(ld, ENOTSUP,
-				       "%s+%u: kfunc calls are not supported by secbpf", cs->name,
-				       (fn->start + k) * 8);
+					   "%s+%u: kfunc calls are not supported by secbpf",
+					   cs->name, (fn->start + k) * 8);
 		return 0; /* a helper call: insn_validate checks the rest */
 	}
 	if (r->type != R_BPF_NONE) {
 		const struct loader_sym *sym = &ld->syms[r->sym];
 
 		if (r->type != R_BPF_64_32)
-			return loader_fail(ld, EINVAL,
-				       "%s+%u: relocation type %u against '%s' on a call, expected "
-				       "R_BPF_64_32; the object is corrupt",
-				       cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
+			return loader_fail(
+				ld, EINVAL,
+				"%s+%u: relocation type %u against '%s' on a call, expected "
+				"R_BPF_64_32; the object is corrupt",
+				cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
 		tsec = sym->sym.st_shndx;
 		if (tsec == SHN_UNDEF)
-			return loader_fail(ld, ENOTSUP,
-				       "%s+%u: call to undefined function '%s'; define it (static) "
-				       "in the filter",
-				       cs->name, (fn->start + k) * 8, sym_name(sym));
+			return loader_fail(
+				ld, ENOTSUP,
+				"%s+%u: call to undefined function '%s'; define it (static) "
+				"in the filter",
+				cs->name, (fn->start + k) * 8, sym_name(sym));
 		if (tsec >= ld->shnum || !sec_is_code(&ld->secs[tsec]) || sym->sym.st_value % 8)
-			return loader_fail(ld, EINVAL,
-				       "%s+%u: call to '%s', which is not in a code section; the "
-				       "object is corrupt",
-				       cs->name, (fn->start + k) * 8, sym_name(sym));
+			return loader_fail(
+				ld, EINVAL,
+				"%s+%u: call to '%s', which is not in a code section; the "
+				"object is corrupt",
+				cs->name, (fn->start + k) * 8, sym_name(sym));
 		/* REL: the addend is the imm, in slots, minus the one the CPU adds. */
 		tslot = (int64_t)(sym->sym.st_value / 8) + in->imm + 1;
 	} else {
 		tslot = (int64_t)fn->start + k + in->imm + 1;
 	}
 	if (tslot < 0 || (uint64_t)tslot >= ld->secs[tsec].size / 8)
-		return loader_fail(ld, EINVAL,
-			       "%s+%u: call target slot %lld is outside section '%s'; the object "
-			       "is corrupt",
-			       cs->name, (fn->start + k) * 8, (long long)tslot,
-			       ld->secs[tsec].name);
+		return loader_fail(
+			ld, EINVAL,
+			"%s+%u: call target slot %lld is outside section '%s'; the object "
+			"is corrupt",
+			cs->name, (fn->start + k) * 8, (long long)tslot, ld->secs[tsec].name);
 	tf = loader_find_func(ld, tsec, (uint64_t)tslot);
 	if (tf < 0)
 		return loader_fail(
@@ -394,8 +398,8 @@ static int fail_no_program(struct loader *ld)
 		if (!(s->shdr.sh_flags & SHF_EXECINSTR) || s->kind == LOADER_SEC_TEXT ||
 		    s->shdr.sh_size == 0)
 			continue;
-		len += (size_t)snprintf(found + len, sizeof(found) - len, "%s'%s'",
-					len ? ", " : "", s->name);
+		len += (size_t)snprintf(found + len, sizeof(found) - len, "%s'%s'", len ? ", " : "",
+					s->name);
 	}
 	if (len)
 		return loader_fail(ld, ENOENT,

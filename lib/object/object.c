@@ -52,7 +52,6 @@ int loader_add_map(struct loader *ld, const struct object_map *m)
 	return 0;
 }
 
-
 static int load_object(struct loader *ld)
 {
 	int ret;
@@ -159,8 +158,7 @@ struct object *object_open_mem(const void *buf, size_t size, const char *name,
  * errno as the system gave it, EISDIR for a directory, EINVAL for another
  * kind of file or an empty one.
  */
-static int read_object_file(const char *path, uint8_t **buf, size_t *size,
-			    struct secbpf_err *err)
+static int read_object_file(const char *path, uint8_t **buf, size_t *size, struct secbpf_err *err)
 {
 	struct stat st;
 	size_t done = 0;
@@ -310,7 +308,6 @@ struct object_prog *object_find_prog(struct object *obj, const char *name, struc
 	err_set(err, ENOENT, "%s: no program '%s' (programs: %s)", obj->path, name, names);
 	return NULL;
 }
-
 
 const struct object_line *object_prog_line(const struct object_prog *prog, uint32_t insn_off)
 {

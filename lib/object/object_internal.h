@@ -66,9 +66,9 @@ struct loader_sec {
 	enum loader_sec_kind kind;
 	const uint8_t *data; /* NULL for SHT_NOBITS or not read */
 	size_t size;
-	int map;	       /* data sections: index in obj->maps, else -1 */
+	int map;		   /* data sections: index in obj->maps, else -1 */
 	struct loader_relo *relos; /* code sections: one per slot */
-	const uint8_t *lines;  /* code sections: .BTF.ext line records */
+	const uint8_t *lines;	   /* code sections: .BTF.ext line records */
 	uint32_t line_cnt;
 };
 
@@ -125,7 +125,8 @@ static inline bool sec_is_code(const struct loader_sec *s)
 
 static inline bool sec_is_data(const struct loader_sec *s)
 {
-	return s->kind == LOADER_SEC_DATA || s->kind == LOADER_SEC_RODATA || s->kind == LOADER_SEC_BSS;
+	return s->kind == LOADER_SEC_DATA || s->kind == LOADER_SEC_RODATA ||
+	       s->kind == LOADER_SEC_BSS;
 }
 
 /* object.c: messages and the maps table. */
