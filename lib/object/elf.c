@@ -11,6 +11,10 @@
 
 #include "object/object_internal.h"
 
+#ifndef EM_BPF
+#define EM_BPF 247
+#endif
+
 static enum loader_sec_kind section_kind_by_name(const char *name)
 {
 	if (!strcmp(name, "seccomp") || !strncmp(name, "seccomp/", 8))

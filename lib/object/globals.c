@@ -11,6 +11,13 @@
 #include "common/number.h"
 #include "object/object_internal.h"
 
+/*
+ * The kernel refuses array maps whose value exceeds KMALLOC_MAX_SIZE (4 MiB
+ * on x86_64); a bigger data section could never load, and refusing it here
+ * also keeps a forged .bss size from making us allocate gigabytes.
+ */
+#define OBJECT_DATA_MAX (4u << 20)
+
 /* Data section s as a one-element array map holding its bytes. */
 static int add_data_map(struct loader *ld, struct loader_sec *s)
 {

@@ -18,9 +18,6 @@
 
 #include "object/object.h"
 
-#ifndef EM_BPF
-#define EM_BPF 247
-#endif
 #ifndef R_BPF_NONE
 #define R_BPF_NONE 0
 #endif
@@ -30,13 +27,6 @@
 #ifndef R_BPF_64_32
 #define R_BPF_64_32 10
 #endif
-
-/*
- * The kernel refuses array maps whose value exceeds KMALLOC_MAX_SIZE (4 MiB
- * on x86_64); a bigger data section could never load, and refusing it here
- * also keeps a forged .bss size from making us allocate gigabytes.
- */
-#define OBJECT_DATA_MAX (4u << 20)
 
 /* BTF type chains are acyclic in valid BTF, but libbpf does not check. */
 #define BTF_WALK_MAX 32
