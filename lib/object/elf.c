@@ -369,6 +369,27 @@ static int cmp_func_by_place(const void *a, const void *b)
 	return (int)y->is_prog - (int)x->is_prog;
 }
 
+/* A function without a size (hand-written asm) runs to the next one. */
+static void size_unsized_funcs(struct loader *ld)
+{
+	size_t i, j;
+
+	for (i = 0; i < ld->func_cnt; i++) {
+		struct loader_func *f = &ld->funcs[i];
+		size_t end = ld->secs[f->sec].size / 8;
+
+		if (f->cnt)
+			continue;
+		for (j = i + 1; j < ld->func_cnt && ld->funcs[j].sec == f->sec; j++) {
+			if (ld->funcs[j].start > f->start) {
+				end = ld->funcs[j].start;
+				break;
+			}
+		}
+		f->cnt = (uint32_t)(end - f->start);
+	}
+}
+
 /* Collect the functions of the code sections from their STT_FUNC symbols. */
 int loader_read_funcs(struct loader *ld)
 {
@@ -412,21 +433,7 @@ int loader_read_funcs(struct loader *ld)
 	}
 	ld->func_cnt = n;
 	qsort(ld->funcs, n, sizeof(*ld->funcs), cmp_func_by_place);
-	/* A function without a size (hand-written asm) runs to the next one. */
-	for (i = 0; i < n; i++) {
-		struct loader_func *f = &ld->funcs[i];
-		size_t end = ld->secs[f->sec].size / 8, j;
-
-		if (f->cnt)
-			continue;
-		for (j = i + 1; j < n && ld->funcs[j].sec == f->sec; j++) {
-			if (ld->funcs[j].start > f->start) {
-				end = ld->funcs[j].start;
-				break;
-			}
-		}
-		f->cnt = (uint32_t)(end - f->start);
-	}
+	size_unsized_funcs(ld);
 	return 0;
 }
 

@@ -218,60 +218,84 @@ bad_off:
 			   ts->name, ts->size);
 }
 
+/*
+ * A call that is not BPF_PSEUDO_CALL (slot k of function f): a helper call,
+ * left to insn_validate, unless it is a kfunc or has a relocation.
+ */
+static int check_helper_call(struct loader *ld, size_t f, uint32_t k, const struct bpf_insn *in)
+{
+	const struct loader_func *fn = &ld->funcs[f];
+	const struct loader_sec *cs = &ld->secs[fn->sec];
+	const struct loader_relo *r = &cs->relos[fn->start + k];
+
+	if (r->type != R_BPF_NONE)
+		return loader_fail(ld, ENOTSUP,
+				   "%s+%u: call to extern function '%s' (kfuncs are not supported "
+				   "by secbpf); use helpers or static functions",
+				   cs->name, (fn->start + k) * 8, sym_name(&ld->syms[r->sym]));
+	if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+		return loader_fail(ld, ENOTSUP, "%s+%u: kfunc calls are not supported by secbpf",
+				   cs->name, (fn->start + k) * 8);
+	return 0;
+}
+
+/*
+ * The section and slot a BPF_PSEUDO_CALL at slot k of function f targets:
+ * from its R_BPF_64_32 relocation if it has one, else relative to itself.
+ */
+static int call_target(struct loader *ld, size_t f, uint32_t k, const struct bpf_insn *in,
+		       size_t *tsec, int64_t *tslot)
+{
+	const struct loader_func *fn = &ld->funcs[f];
+	const struct loader_sec *cs = &ld->secs[fn->sec];
+	const struct loader_relo *r = &cs->relos[fn->start + k];
+	const struct loader_sym *sym;
+
+	if (r->type == R_BPF_NONE) {
+		*tsec = fn->sec;
+		*tslot = (int64_t)fn->start + k + in->imm + 1;
+		return 0;
+	}
+	sym = &ld->syms[r->sym];
+	if (r->type != R_BPF_64_32)
+		return loader_fail(ld, EINVAL,
+				   "%s+%u: relocation type %u against '%s' on a call, expected "
+				   "R_BPF_64_32; the object is corrupt",
+				   cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
+	*tsec = sym->sym.st_shndx;
+	if (*tsec == SHN_UNDEF)
+		return loader_fail(ld, ENOTSUP,
+				   "%s+%u: call to undefined function '%s'; define it (static) in "
+				   "the filter",
+				   cs->name, (fn->start + k) * 8, sym_name(sym));
+	if (*tsec >= ld->shnum || !sec_is_code(&ld->secs[*tsec]) || sym->sym.st_value % 8)
+		return loader_fail(ld, EINVAL,
+				   "%s+%u: call to '%s', which is not in a code section; the "
+				   "object is corrupt",
+				   cs->name, (fn->start + k) * 8, sym_name(sym));
+	/* REL: the addend is the imm, in slots, minus the one the CPU adds. */
+	*tslot = (int64_t)(sym->sym.st_value / 8) + in->imm + 1;
+	return 0;
+}
+
 /* Relocate the call at slot k of function f (out slot pos). */
 static int reloc_call(struct loader *ld, struct prog_link *lk, size_t f, uint32_t k, uint32_t pos,
 		      const char *prog)
 {
 	const struct loader_func *fn = &ld->funcs[f];
 	const struct loader_sec *cs = &ld->secs[fn->sec];
-	const struct loader_relo *r = &cs->relos[fn->start + k];
 	struct bpf_insn *in = &lk->insns[pos];
-	size_t tsec = fn->sec;
-	int64_t tslot;
+	size_t tsec = 0;
+	int64_t tslot = 0;
 	uint32_t target;
 	ssize_t tf;
 	int ret;
 
-	if (in->src_reg != BPF_PSEUDO_CALL) {
-		if (r->type != R_BPF_NONE)
-			return loader_fail(ld, ENOTSUP,
-					   "%s+%u: call to extern function '%s' (kfuncs are not "
-					   "supported by secbpf); use helpers or static functions",
-					   cs->name, (fn->start + k) * 8,
-					   sym_name(&ld->syms[r->sym]));
-		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
-			return loader_fail(ld, ENOTSUP,
-					   "%s+%u: kfunc calls are not supported by secbpf",
-					   cs->name, (fn->start + k) * 8);
-		return 0; /* a helper call: insn_validate checks the rest */
-	}
-	if (r->type != R_BPF_NONE) {
-		const struct loader_sym *sym = &ld->syms[r->sym];
-
-		if (r->type != R_BPF_64_32)
-			return loader_fail(
-				ld, EINVAL,
-				"%s+%u: relocation type %u against '%s' on a call, expected "
-				"R_BPF_64_32; the object is corrupt",
-				cs->name, (fn->start + k) * 8, r->type, sym_name(sym));
-		tsec = sym->sym.st_shndx;
-		if (tsec == SHN_UNDEF)
-			return loader_fail(
-				ld, ENOTSUP,
-				"%s+%u: call to undefined function '%s'; define it (static) "
-				"in the filter",
-				cs->name, (fn->start + k) * 8, sym_name(sym));
-		if (tsec >= ld->shnum || !sec_is_code(&ld->secs[tsec]) || sym->sym.st_value % 8)
-			return loader_fail(
-				ld, EINVAL,
-				"%s+%u: call to '%s', which is not in a code section; the "
-				"object is corrupt",
-				cs->name, (fn->start + k) * 8, sym_name(sym));
-		/* REL: the addend is the imm, in slots, minus the one the CPU adds. */
-		tslot = (int64_t)(sym->sym.st_value / 8) + in->imm + 1;
-	} else {
-		tslot = (int64_t)fn->start + k + in->imm + 1;
-	}
+	if (in->src_reg != BPF_PSEUDO_CALL)
+		return check_helper_call(ld, f, k, in);
+	ret = call_target(ld, f, k, in, &tsec, &tslot);
+	if (ret)
+		return ret;
 	if (tslot < 0 || (uint64_t)tslot >= ld->secs[tsec].size / 8)
 		return loader_fail(
 			ld, EINVAL,
