@@ -76,6 +76,50 @@ static size_t btf_type_len(const struct btf_type *t)
 }
 
 /*
+ * Variable idx (vsi) of DATASEC name (section sec, size bytes): its offset
+ * from its symbol when it has one, written to dst (its copy) if it differs.
+ */
+static int fix_datasec_var(struct loader *ld, const struct btf *btf, const char *name, size_t sec,
+			   uint32_t size, size_t idx, const struct btf_var_secinfo *vsi,
+			   uint8_t *dst, bool *changed)
+{
+	const struct btf_type *v = btf__type_by_id(btf, vsi->type);
+	const struct loader_sym *s;
+	struct btf_var_secinfo nv;
+	const char *vname;
+
+	if (!v || !btf_is_var(v))
+		return loader_fail(
+			ld, EINVAL,
+			"BTF DATASEC '%s' entry %zu is not a variable; the BTF is corrupt", name,
+			idx);
+	vname = btf__name_by_offset(btf, v->name_off);
+	if (!vname)
+		return loader_fail(ld, EINVAL,
+				   "BTF variable %u in '%s' has a bad name; the BTF is corrupt",
+				   vsi->type, name);
+	memcpy(&nv, vsi, sizeof(nv));
+	s = find_var_sym(ld, sec, vname);
+	if (s) {
+		if (s->sym.st_value > UINT32_MAX)
+			return loader_fail(ld, EINVAL,
+					   "symbol '%s' has offset %llu, outside section '%s'",
+					   vname, (unsigned long long)s->sym.st_value, name);
+		nv.offset = (uint32_t)s->sym.st_value;
+	}
+	if ((uint64_t)nv.offset + nv.size > size)
+		return loader_fail(ld, EINVAL,
+				   "variable '%s' (offset %u, %u bytes) lies outside section '%s' "
+				   "(%u bytes); the object is corrupt",
+				   vname, nv.offset, nv.size, name, size);
+	if (nv.offset != vsi->offset) {
+		memcpy(dst, &nv, sizeof(nv));
+		*changed = true;
+	}
+	return 0;
+}
+
+/*
  * Compute the true size and variable offsets of one DATASEC into a patched
  * copy of its bytes (dst, same layout). clang writes the DATASEC size as 0
  * and leaves each offset to a relocation in .rel.BTF (0 in the file, or the
@@ -91,6 +135,7 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 	const char *name = btf__name_by_offset(btf, t->name_off);
 	size_t sec, i, secsz;
 	uint32_t size;
+	int ret;
 
 	if (!name)
 		return loader_fail(ld, EINVAL, "BTF DATASEC has a bad name; the BTF is corrupt");
@@ -114,42 +159,10 @@ static int fix_datasec(struct loader *ld, const struct btf *btf, const struct bt
 		*changed = true;
 	}
 	for (i = 0; i < btf_vlen(t); i++) {
-		const struct btf_type *v = btf__type_by_id(btf, vsi[i].type);
-		const struct loader_sym *s;
-		struct btf_var_secinfo nv;
-		const char *vname;
-
-		if (!v || !btf_is_var(v))
-			return loader_fail(
-				ld, EINVAL,
-				"BTF DATASEC '%s' entry %zu is not a variable; the BTF is corrupt",
-				name, i);
-		vname = btf__name_by_offset(btf, v->name_off);
-		if (!vname)
-			return loader_fail(
-				ld, EINVAL,
-				"BTF variable %u in '%s' has a bad name; the BTF is corrupt",
-				vsi[i].type, name);
-		memcpy(&nv, &vsi[i], sizeof(nv));
-		s = find_var_sym(ld, sec, vname);
-		if (s) {
-			if (s->sym.st_value > UINT32_MAX)
-				return loader_fail(
-					ld, EINVAL,
-					"symbol '%s' has offset %llu, outside section '%s'", vname,
-					(unsigned long long)s->sym.st_value, name);
-			nv.offset = (uint32_t)s->sym.st_value;
-		}
-		if ((uint64_t)nv.offset + nv.size > size)
-			return loader_fail(
-				ld, EINVAL,
-				"variable '%s' (offset %u, %u bytes) lies outside section "
-				"'%s' (%u bytes); the object is corrupt",
-				vname, nv.offset, nv.size, name, size);
-		if (nv.offset != vsi[i].offset) {
-			memcpy(dst + sizeof(nt) + i * sizeof(nv), &nv, sizeof(nv));
-			*changed = true;
-		}
+		ret = fix_datasec_var(ld, btf, name, sec, size, i, &vsi[i],
+				      dst + sizeof(nt) + i * sizeof(*vsi), changed);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
