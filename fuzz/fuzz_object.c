@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness for the object loader (lib/object/object.c): any byte string
- * must either load or fail with a message, never crash or read out of
- * bounds. Loaded objects also go through program lookup and --set.
+ * libFuzzer harness for the object loader (lib/object/): any byte string must
+ * either load or fail with a message and an errno, never crash or read out of
+ * bounds. Loaded objects also go through program lookup and --set. Seeds:
+ * fuzz/corpus/object/.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,15 +16,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const values[] = { "1", "-1", "0x7f", "true", "300" };
+	static const char *const values[] = {
+		"1",
+		"-1",
+		"0x7f",
+		"true",
+		"300",
+		"-0",
+		"0x10000000000000000",
+		"-9223372036854775808",
+	};
 	struct secbpf_err err = { { 0 } };
 	struct object *obj;
 	uint32_t i, j;
 
+	errno = 0;
 	obj = object_open_mem(data, size, "fuzz.o", &err);
 	if (!obj) {
-		/* Every failure must leave a message for the user. */
-		if (!err.msg[0])
+		/* Every failure must leave a message for the user and an errno. */
+		if (!err.msg[0] || errno <= 0)
 			__builtin_trap();
 		return 0;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for the object loader (lib/object/object.c): filters under tests/objects/
+ * Tests for the object loader (lib/object/): filters under tests/objects/
  * are compiled with clang into a temporary directory, loaded, and checked;
  * corrupted and truncated copies must fail with a message, never crash.
  */
@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -603,6 +605,15 @@ Test(object, set_var)
 		{ "port", "65536", -EINVAL, 65535 },
 		{ "counter", "-42", 0, 0xffffffd6 },
 		{ "hits", "5", 0, 5 },
+		/* The literal forms of lib/common/number.c, as --set has always taken them. */
+		{ "hits", "+6", -EINVAL, 5 },
+		{ "hits", " 6", -EINVAL, 5 },
+		{ "hits", "0x-6", -EINVAL, 5 },
+		{ "hits", "010", 0, 10 },
+		{ "hits", "-0", 0, 0 },
+		{ "hits", "true", 0, 1 },
+		{ "enabled", "-0", 0, 0 },
+		{ "enabled", "-1", -EINVAL, 0 },
 	};
 	size_t i;
 
@@ -675,6 +686,119 @@ Test(object, no_seccomp_program)
 	uint8_t *buf = read_all(compile("tests/objects/nosec.bpf.c", "nosec.o", NULL), &size);
 
 	expect_fail(buf, size, "no SEC(\"seccomp\") program (code sections found: 'seccom')");
+	free(buf);
+}
+
+/*
+ * Opening path must fail with errno want and a message that names the path
+ * and contains msg.
+ */
+static void expect_open_errno(const char *path, int want, const char *msg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object *obj;
+	int saved;
+
+	errno = 0;
+	obj = object_open_file(path, &err);
+	saved = errno;
+	if (obj)
+		object_free(obj);
+	cr_assert_null(obj, "%s loaded", path);
+	cr_assert_eq(saved, want, "%s: errno %d (%s), expected %d (%s); message: %s", path, saved,
+		     strerror(saved), want, strerror(want), err.msg);
+	cr_assert(strncmp(err.msg, path, strlen(path)) == 0, "message does not name %s: %s", path,
+		  err.msg);
+	cr_assert_not_null(strstr(err.msg, msg), "message '%s' lacks '%s'", err.msg, msg);
+}
+
+/* A file that cannot be read fails with the system's reason, not EINVAL. */
+Test(object, open_file_errno)
+{
+	char missing[PATH_MAX], plain[PATH_MAX], below_file[PATH_MAX], empty[PATH_MAX],
+		locked[PATH_MAX], junk[PATH_MAX];
+	FILE *f;
+
+	snprintf(missing, sizeof(missing), "%s/missing.o", tmpdir);
+	snprintf(plain, sizeof(plain), "%s/plain", tmpdir);
+	snprintf(below_file, sizeof(below_file), "%s/plain/x.o", tmpdir);
+	snprintf(empty, sizeof(empty), "%s/empty.o", tmpdir);
+	snprintf(locked, sizeof(locked), "%s/locked.o", tmpdir);
+	snprintf(junk, sizeof(junk), "%s/junk.o", tmpdir);
+
+	f = fopen(plain, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	f = fopen(empty, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	f = fopen(junk, "w");
+	cr_assert_not_null(f);
+	fputs("not an ELF object\n", f);
+	fclose(f);
+
+	expect_open_errno(missing, ENOENT, "cannot open: No such file or directory");
+	expect_open_errno(below_file, ENOTDIR, "cannot open");
+	expect_open_errno(tmpdir, EISDIR, "is a directory, not a regular file");
+	expect_open_errno("/dev/null", EINVAL, "not a regular file");
+	expect_open_errno(empty, EINVAL, "the file is empty");
+	expect_open_errno(junk, EINVAL, "not an ELF file");
+
+	/* EACCES: root reads anything, so try as nobody in a child. */
+	f = fopen(locked, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(chmod(locked, 0), 0);
+	if (geteuid() != 0) {
+		expect_open_errno(locked, EACCES, "cannot open: Permission denied");
+	} else {
+		pid_t pid = fork();
+		int status;
+
+		cr_assert_neq(pid, -1);
+		if (pid == 0) {
+			struct secbpf_err err = { { 0 } };
+
+			if (setgid(65534) || setuid(65534))
+				_exit(100);
+			errno = 0;
+			if (object_open_file(locked, &err))
+				_exit(101);
+			if (strncmp(err.msg, locked, strlen(locked)) ||
+			    !strstr(err.msg, "Permission denied"))
+				_exit(102);
+			_exit(errno == EACCES ? 0 : 103);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "opening a mode-0 file as nobody: status 0x%x", status);
+	}
+}
+
+/* The loader's own failures leave their errno too. */
+Test(object, open_mem_errno)
+{
+	struct secbpf_err err = { { 0 } };
+	static const char text[] = "int main(void) { return 0; }\n";
+	size_t size;
+	uint8_t *buf;
+
+	errno = 0;
+	cr_assert_null(object_open_mem(text, 0, "t.o", &err));
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_null(object_open_mem(text, sizeof(text), "t.o", &err));
+	cr_assert_eq(errno, EINVAL, "%s", err.msg);
+	buf = read_all(compile("tests/objects/nosec.bpf.c", "nosec.o", NULL), &size);
+	errno = 0;
+	cr_assert_null(object_open_mem(buf, size, "nosec.o", &err));
+	cr_assert_eq(errno, ENOENT, "%s", err.msg);
+	free(buf);
+	buf = read_all(compile("tests/objects/bad_maps.bpf.c", "bad.o", "-DCASE_PERF_EVENT"),
+		       &size);
+	errno = 0;
+	cr_assert_null(object_open_mem(buf, size, "bad.o", &err));
+	cr_assert_eq(errno, ENOTSUP, "%s", err.msg);
 	free(buf);
 }
 

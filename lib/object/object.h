@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * In-memory form of a loaded BPF ELF object (lib/object/object.c): its seccomp
+ * In-memory form of a loaded BPF ELF object (lib/object/): its seccomp
  * programs, already relocated (subprograms appended, map references turned
  * into pseudo ld_imm64, calls into relative BPF_PSEUDO_CALL), its maps
  * (BTF-defined maps and the global data sections), its license and the line
@@ -100,11 +100,17 @@ struct object {
 
 /*
  * Parse an ELF object from memory (size bytes, copied as needed). name is
- * used in messages. Returns NULL with err set on any malformed input.
+ * used in messages. Returns NULL with err set and errno set to the (positive)
+ * reason on any failure: EINVAL for malformed input, ENOTSUP for a feature
+ * secbpf refuses, E2BIG, ENOENT (no program), ENOMEM.
  */
 struct object *object_open_mem(const void *buf, size_t size, const char *name,
 			       struct secbpf_err *err);
-/* Same, reading the file at path. */
+/*
+ * Same, reading the file at path. A file that cannot be read fails with the
+ * system's errno (ENOENT, EACCES, ENOTDIR, ...), EISDIR for a directory;
+ * the message names path either way.
+ */
 struct object *object_open_file(const char *path, struct secbpf_err *err);
 void object_free(struct object *obj);
 
