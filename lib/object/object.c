@@ -106,6 +106,7 @@ struct loader {
 	const char *name; /* for messages */
 	size_t size;	  /* of the ELF image */
 	struct secbpf_err *err;
+	int errnum; /* of the first failure, for errno */
 	struct object *obj;
 	Elf *elf;
 	size_t shnum;
@@ -196,6 +197,8 @@ static int ld_fail(struct loader *ld, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (!ld->errnum)
+		ld->errnum = errnum;
 	return err_set(ld->err, errnum, "%s: %s", ld->name, msg);
 }
 
@@ -1829,6 +1832,8 @@ out:
 	if (ld.elf)
 		elf_end(ld.elf);
 	free(image);
+	if (!ld.obj)
+		errno = ld.errnum ? ld.errnum : EINVAL;
 	return ld.obj;
 }
 
@@ -1838,11 +1843,13 @@ struct object *object_open_file(const char *path, struct secbpf_err *err)
 	struct stat st;
 	uint8_t *buf;
 	size_t done = 0;
-	int fd;
+	int fd, errnum;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		err_set(err, errno, "%s: cannot open: %s", path, strerror(errno));
+		errnum = errno;
+		err_set(err, errnum, "%s: cannot open: %s", path, strerror(errnum));
+		errno = errnum;
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
@@ -1850,17 +1857,20 @@ struct object *object_open_file(const char *path, struct secbpf_err *err)
 			"%s: not a regular file; give a BPF object built with clang -target bpf -c",
 			path);
 		close(fd);
+		errno = EINVAL;
 		return NULL;
 	}
 	if (st.st_size == 0) {
 		err_set(err, EINVAL, "%s: the file is empty; rebuild the object", path);
 		close(fd);
+		errno = EINVAL;
 		return NULL;
 	}
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
 		err_set(err, ENOMEM, "%s: out of memory reading the object", path);
 		close(fd);
+		errno = ENOMEM;
 		return NULL;
 	}
 	while (done < (size_t)st.st_size) {
@@ -1869,10 +1879,12 @@ struct object *object_open_file(const char *path, struct secbpf_err *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			err_set(err, n < 0 ? errno : EIO, "%s: read failed: %s", path,
-				n < 0 ? strerror(errno) : "file shrank while reading");
+			errnum = n < 0 ? errno : EIO;
+			err_set(err, errnum, "%s: read failed: %s", path,
+				n < 0 ? strerror(errnum) : "file shrank while reading");
 			free(buf);
 			close(fd);
+			errno = errnum;
 			return NULL;
 		}
 		done += (size_t)n;

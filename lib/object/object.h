@@ -100,11 +100,12 @@ struct object {
 
 /*
  * Parse an ELF object from memory (size bytes, copied as needed). name is
- * used in messages. Returns NULL with err set on any malformed input.
+ * used in messages. Returns NULL with err set on any malformed input, and
+ * errno set to the first failure's code (EINVAL, ENOTSUP, E2BIG, ENOMEM).
  */
 struct object *object_open_mem(const void *buf, size_t size, const char *name,
 			       struct secbpf_err *err);
-/* Same, reading the file at path. */
+/* Same, reading the file at path; errno also as open(2) or read(2) failed. */
 struct object *object_open_file(const char *path, struct secbpf_err *err);
 void object_free(struct object *obj);
 
