@@ -35,7 +35,8 @@ static struct secbpf_object *open_failed(const struct secbpf_object_open_opts *o
 
 /* The handle over o; on NULL o, errnum is what the loader failed with. */
 static struct secbpf_object *wrap(struct object *o, int errnum,
-				  const struct secbpf_object_open_opts *opts, struct secbpf_err *err)
+				  const struct secbpf_object_open_opts *opts,
+				  struct secbpf_err *err)
 {
 	struct secbpf_object *obj;
 	uint32_t i;

@@ -32,7 +32,7 @@ int opts_check(const void *opts, size_t sz, size_t known_end, const char *name,
 	       struct secbpf_err *err);
 
 /* opts_check() of opts, a pointer to type whose last field is last_field. */
-#define OPTS_VALID(opts, type, last_field, err) \
+#define OPTS_VALID(opts, type, last_field, err)                                                    \
 	opts_check((opts), (opts) ? (opts)->sz : 0, OPTS_END(type, last_field), #type, (err))
 
 #endif

@@ -106,7 +106,7 @@ struct loader {
 	const char *name; /* for messages */
 	size_t size;	  /* of the ELF image */
 	struct secbpf_err *err;
-	int errnum; /* of the first failure, for errno */
+	int errnum; /* of the failure in err, for errno */
 	struct object *obj;
 	Elf *elf;
 	size_t shnum;
@@ -197,8 +197,7 @@ static int ld_fail(struct loader *ld, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (!ld->errnum)
-		ld->errnum = errnum;
+	ld->errnum = errnum;
 	return err_set(ld->err, errnum, "%s: %s", ld->name, msg);
 }
 

@@ -101,7 +101,7 @@ struct object {
 /*
  * Parse an ELF object from memory (size bytes, copied as needed). name is
  * used in messages. Returns NULL with err set on any malformed input, and
- * errno set to the first failure's code (EINVAL, ENOTSUP, E2BIG, ENOMEM).
+ * errno set to the code of the failure in err (EINVAL, ENOTSUP, E2BIG, ENOMEM).
  */
 struct object *object_open_mem(const void *buf, size_t size, const char *name,
 			       struct secbpf_err *err);
