@@ -4,6 +4,20 @@
  * clang -target bpf) and run them. Naming follows libbpf: object__verb on
  * an object; options structs carry their size; errors are negative errno
  * values with errno set, and a readable message kept on the object.
+ *
+ * This header is the whole ABI: libsecbpf.so exports exactly the functions
+ * declared here with SECBPF_API (version node SECBPF_0.1, lib/libsecbpf.map),
+ * and nothing else; tests/check_abi.py keeps the three lists equal.
+ *
+ * Options structs. Every *_opts struct starts with size_t sz, which the
+ * caller sets to sizeof the struct it was compiled with; a NULL opts means
+ * every default. Fields are only ever appended. The library reads a field
+ * only if sz covers it (a smaller struct, from an older header, gets the
+ * defaults for the rest), and refuses with -EINVAL an sz smaller than
+ * sizeof(size_t), or a larger struct (from a newer header) with a non-zero
+ * byte past the last field this library knows: an option it cannot honour
+ * is never ignored. Initialise options with = { .sz = sizeof(opts), ... }
+ * or memset them, so that padding is zero.
  */
 #ifndef SECBPF_H
 #define SECBPF_H
@@ -17,51 +31,81 @@
 extern "C" {
 #endif
 
+/* Marks the exported API; the library is built with -fvisibility=hidden. */
+#ifndef SECBPF_API
+#define SECBPF_API __attribute__((visibility("default")))
+#endif
+
+/*
+ * What a filter may use (docs/design.md §2); ordered, a higher tier allows
+ * more. secbpf_attach() verifies with the highest tier the system policy
+ * grants the calling process.
+ */
+enum secbpf_tier {
+	SECBPF_TIER_RESTRICTED,	  /* "almost cBPF": no helpers, no maps */
+	SECBPF_TIER_UNPRIVILEGED, /* the default */
+	SECBPF_TIER_PRIVILEGED,	  /* CAP_BPF + CAP_PERFMON */
+};
+
+/* "restricted", "unprivileged", "privileged"; "unknown" for other values. */
+SECBPF_API const char *secbpf_tier_name(enum secbpf_tier tier);
+/* Parse a tier name as secbpf_tier_name() spells it into *tier; returns 0,
+ * or -EINVAL (*tier untouched) for any other string. */
+SECBPF_API int secbpf_tier_parse(const char *name, enum secbpf_tier *tier);
+
 struct secbpf_object;
 struct secbpf_program;
 
 struct secbpf_object_open_opts {
-	size_t sz;		/* sizeof(struct secbpf_object_open_opts) */
-	char *errbuf;		/* if set, why opening failed */
+	size_t sz; /* sizeof(struct secbpf_object_open_opts) */
+	/* If set (and sz covers errbuf_sz too), why opening failed, cut to
+	 * errbuf_sz bytes with the terminating NUL. */
+	char *errbuf;
 	size_t errbuf_sz;
 };
 
-/* Open a BPF ELF object file. Returns NULL with errno set on failure, and
- * the reason in opts->errbuf when given. */
-struct secbpf_object *secbpf_object__open_file(const char *path,
-					       const struct secbpf_object_open_opts *opts);
-/* Same, from memory (the buffer is copied). */
-struct secbpf_object *secbpf_object__open_mem(const void *buf, size_t size,
-					      const struct secbpf_object_open_opts *opts);
-void secbpf_object__close(struct secbpf_object *obj);
+/*
+ * Open a BPF ELF object file. Returns NULL on failure with errno set to
+ * what failed: the open(2) error for the file (ENOENT, EACCES, EISDIR...),
+ * EINVAL for a malformed object or bad opts, ENOTSUP for a construct the
+ * loader does not support, E2BIG, ENOMEM; the reason in opts->errbuf.
+ */
+SECBPF_API struct secbpf_object *
+secbpf_object__open_file(const char *path, const struct secbpf_object_open_opts *opts);
+/* Same, from memory (the buffer is copied); errno as above. */
+SECBPF_API struct secbpf_object *
+secbpf_object__open_mem(const void *buf, size_t size, const struct secbpf_object_open_opts *opts);
+SECBPF_API void secbpf_object__close(struct secbpf_object *obj);
 
 /* The message of the last failed call on obj ("" if none). */
-const char *secbpf_object__last_error(const struct secbpf_object *obj);
+SECBPF_API const char *secbpf_object__last_error(const struct secbpf_object *obj);
 
 /* The program named name, or the only one if name is NULL. NULL with errno
  * set (ENOENT, or EINVAL when name is NULL and there are several). */
-struct secbpf_program *secbpf_object__find_program(struct secbpf_object *obj, const char *name);
+SECBPF_API struct secbpf_program *secbpf_object__find_program(struct secbpf_object *obj,
+							      const char *name);
 
 /* Number of SEC("seccomp") programs, and the i-th one. */
-size_t secbpf_object__program_cnt(const struct secbpf_object *obj);
-struct secbpf_program *secbpf_object__program(struct secbpf_object *obj, size_t i);
+SECBPF_API size_t secbpf_object__program_cnt(const struct secbpf_object *obj);
+SECBPF_API struct secbpf_program *secbpf_object__program(struct secbpf_object *obj, size_t i);
 
 /* Write a global variable (const volatile knobs included) before loading:
  * value is decimal, 0x hex, negative, true or false. */
-int secbpf_object__set_var(struct secbpf_object *obj, const char *name, const char *value);
+SECBPF_API int secbpf_object__set_var(struct secbpf_object *obj, const char *name,
+				      const char *value);
 
-const char *secbpf_program__name(const struct secbpf_program *prog);
+SECBPF_API const char *secbpf_program__name(const struct secbpf_program *prog);
 /* The relocated instructions (struct bpf_insn, 8 bytes each). */
-const void *secbpf_program__insns(const struct secbpf_program *prog);
-size_t secbpf_program__insn_cnt(const struct secbpf_program *prog);
+SECBPF_API const void *secbpf_program__insns(const struct secbpf_program *prog);
+SECBPF_API size_t secbpf_program__insn_cnt(const struct secbpf_program *prog);
 
 /*
  * Run the program once on sd with fresh maps and store its 32-bit return
  * value in *ret (a SECCOMP_RET_* action and data). Returns 0, or a negative
  * errno when it cannot run or faults (the reason in last_error).
  */
-int secbpf_program__test_run(struct secbpf_program *prog, const struct seccomp_data *sd,
-			     uint32_t *ret);
+SECBPF_API int secbpf_program__test_run(struct secbpf_program *prog, const struct seccomp_data *sd,
+					uint32_t *ret);
 
 /* Flags of secbpf_attach_opts (the seccomp() flags that make sense here). */
 #define SECBPF_ATTACH_TSYNC (1u << 0)	   /* every thread of the process */
@@ -72,14 +116,16 @@ int secbpf_program__test_run(struct secbpf_program *prog, const struct seccomp_d
  * source tree), which verifies and runs them itself; -ENOSYS elsewhere. */
 #define SECBPF_ATTACH_NATIVE (1u << 3)
 
+/* A field outside sz takes the default given for it. */
 struct secbpf_attach_opts {
-	size_t sz;		/* sizeof(struct secbpf_attach_opts) */
-	unsigned int flags;	/* SECBPF_ATTACH_* */
-	/* The supervisor executable for stateful programs; NULL: the
-	 * SECBPF_SUPERVISOR environment variable, else the installed one. */
+	size_t sz;	    /* sizeof(struct secbpf_attach_opts) */
+	unsigned int flags; /* SECBPF_ATTACH_*; default 0 */
+	/* The supervisor executable for stateful programs; NULL (the
+	 * default): the SECBPF_SUPERVISOR environment variable, else the
+	 * installed one. */
 	const char *supervisor;
-	unsigned int workers;	/* supervisor threads; 0: the default */
-	bool strict;		/* verify with the seed's exact context rules */
+	unsigned int workers; /* supervisor threads; 0 (default): one per CPU, at most 4 */
+	bool strict;	      /* verify with the seed's exact context rules */
 };
 
 /*
@@ -98,15 +144,17 @@ struct secbpf_attach_opts {
  * listener per filter chain (-EBUSY).
  *
  * Returns 0, or a negative errno with errno set and the reason in
- * secbpf_object__last_error() of the programs' objects. When the failure
- * comes after the filters were installed (the message says so), they stay:
- * every syscall that needed the supervisor then fails with ENOSYS.
+ * secbpf_object__last_error() of the programs' objects; -EINVAL for bad
+ * opts (see "Options structs" above). When the failure comes after the
+ * filters were installed (the message says so), they stay: every syscall
+ * that needed the supervisor then fails with ENOSYS.
  */
-int secbpf_attach(struct secbpf_program *const *progs, size_t n,
-		  const struct secbpf_attach_opts *opts);
+SECBPF_API int secbpf_attach(struct secbpf_program *const *progs, size_t n,
+			     const struct secbpf_attach_opts *opts);
 
 /* secbpf_attach() of one program. */
-int secbpf_program__attach(struct secbpf_program *prog, const struct secbpf_attach_opts *opts);
+SECBPF_API int secbpf_program__attach(struct secbpf_program *prog,
+				      const struct secbpf_attach_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +546,124 @@ static void rejected_child(void *arg)
 Test(api_attach, bad_options_install_nothing)
 {
 	cr_assert_eq(in_child(rejected_child, NULL), 0);
+}
+
+/* The end of field in struct secbpf_attach_opts: an sz that stops there. */
+#define ATTACH_OPTS_END(field)                                   \
+	(offsetof(struct secbpf_attach_opts, field) +            \
+	 sizeof(((struct secbpf_attach_opts *)0)->field))
+
+/*
+ * An sz that stops before a field hides it: values there that would be
+ * refused (unknown flags, too many workers) are not read, and the
+ * defaults apply. With the whole sz the same values are refused.
+ */
+static void smaller_sz_child(void *arg)
+{
+	struct secbpf_attach_opts o;
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	memset(&o, 0, sizeof(o));
+	o.flags = 1u << 7;
+	o.supervisor = "/nonexistent/secbpf-supervisor";
+	o.workers = 1000000;
+	o.strict = true;
+
+	/* Too small to even hold sz. */
+	o.sz = sizeof(size_t) - 1;
+	CHECK(secbpf_program__attach(p, &o) == -EINVAL && errno == EINVAL, 3);
+	CHECK(strstr(secbpf_object__last_error(obj), "sz"), 4);
+	/* Whole: the flags are read and refused. */
+	o.sz = sizeof(o);
+	CHECK(secbpf_program__attach(p, &o) == -EINVAL, 5);
+	CHECK(strstr(secbpf_object__last_error(obj), "unknown attach flags"), 6);
+	/* Good flags: workers is read and refused. */
+	o.flags = 0;
+	CHECK(secbpf_program__attach(p, &o) == -EINVAL, 7);
+	CHECK(strstr(secbpf_object__last_error(obj), "workers"), 8);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 9);
+	CHECK(seccomp_mode() == 0, 10);
+	/* Up to supervisor: workers is not read, nor strict. */
+	o.flags = 0;
+	o.sz = ATTACH_OPTS_END(supervisor);
+	CHECK(secbpf_program__attach(p, &o) == 0, 11);
+	CHECK(seccomp_mode() == 2, 12);
+	CHECK(sys_err(syscall(SYS_close, 999)) == EPERM, 13);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, a_smaller_sz_is_honoured_field_by_field)
+{
+	cr_assert_eq(in_child(smaller_sz_child, NULL), 0);
+}
+
+static void flags_unread_child(void *arg)
+{
+	struct secbpf_attach_opts o;
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	memset(&o, 0, sizeof(o));
+	/* SECBPF_ATTACH_NATIVE would fail on a stock kernel and unknown
+	 * bits are refused, but sz covers only half of flags. */
+	o.flags = SECBPF_ATTACH_NATIVE | 1u << 7;
+	o.sz = offsetof(struct secbpf_attach_opts, flags) + 2;
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	CHECK(secbpf_program__attach(p, &o) == 0, 4);
+	CHECK(seccomp_mode() == 2, 5);
+	CHECK(sys_err(syscall(SYS_close, 999)) == EPERM, 6);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, a_field_sz_does_not_wholly_cover_is_not_read)
+{
+	cr_assert_eq(in_child(flags_unread_child, NULL), 0);
+}
+
+/* A caller built against a newer header: its struct is longer. */
+struct newer_attach_opts {
+	struct secbpf_attach_opts o;
+	uint64_t added_later;
+};
+
+static void trailing_bytes_child(void *arg)
+{
+	struct newer_attach_opts n;
+	struct secbpf_object *obj;
+	struct secbpf_program *p = open_prog("seed_close", &obj);
+
+	CHECK(p, 2);
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
+	memset(&n, 0, sizeof(n));
+	n.o.sz = sizeof(n);
+	n.added_later = 1;
+	CHECK(secbpf_program__attach(p, &n.o) == -EINVAL && errno == EINVAL, 4);
+	CHECK(strstr(secbpf_object__last_error(obj), "newer"), 5);
+	CHECK(seccomp_mode() == 0, 6);
+	/* A non-zero byte in the struct's own tail padding is past strict,
+	 * the last field this library knows: refused too. */
+	memset(&n, 0, sizeof(n));
+	n.o.sz = sizeof(n.o);
+	if (ATTACH_OPTS_END(strict) < sizeof(n.o)) {
+		((unsigned char *)&n.o)[sizeof(n.o) - 1] = 0x80;
+		CHECK(secbpf_program__attach(p, &n.o) == -EINVAL, 7);
+		CHECK(seccomp_mode() == 0, 8);
+	}
+	/* Zero bytes past what is known: accepted. */
+	memset(&n, 0, sizeof(n));
+	n.o.sz = sizeof(n);
+	CHECK(secbpf_program__attach(p, &n.o) == 0, 9);
+	CHECK(seccomp_mode() == 2, 10);
+	CHECK(sys_err(syscall(SYS_close, 999)) == EPERM, 11);
+	secbpf_object__close(obj);
+}
+
+Test(api_attach, unknown_trailing_bytes_are_refused_zero_ones_accepted)
+{
+	cr_assert_eq(in_child(trailing_bytes_child, NULL), 0);
 }
 
 static void native_child(void *arg)

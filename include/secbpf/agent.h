@@ -4,7 +4,7 @@
  * --agent SOCKET` sends to an agent for each syscall whose filters decide
  * SECCOMP_RET_USER_NOTIF, and what the agent answers. Fixed-layout binary
  * messages in the host's byte order, one per SOCK_SEQPACKET packet, each
- * starting with the same header. Include it from a C agent.
+ * starting with the same header. Include it from a C or C++ agent.
  */
 #ifndef SECBPF_AGENT_H
 #define SECBPF_AGENT_H
@@ -61,8 +61,15 @@ struct secbpf_agent_reply {
 	__u32 flags;
 };
 
-_Static_assert(sizeof(struct secbpf_agent_hdr) == 16, "fixed layout");
-_Static_assert(sizeof(struct secbpf_agent_request) == 104, "fixed layout");
-_Static_assert(sizeof(struct secbpf_agent_reply) == 40, "fixed layout");
+/* The layout is the protocol: checked by the compiler, C or C++. */
+#ifdef __cplusplus
+#define SECBPF_AGENT_LAYOUT(cond) static_assert(cond, "fixed layout")
+#else
+#define SECBPF_AGENT_LAYOUT(cond) _Static_assert(cond, "fixed layout")
+#endif
+SECBPF_AGENT_LAYOUT(sizeof(struct secbpf_agent_hdr) == 16);
+SECBPF_AGENT_LAYOUT(sizeof(struct secbpf_agent_request) == 104);
+SECBPF_AGENT_LAYOUT(sizeof(struct secbpf_agent_reply) == 40);
+#undef SECBPF_AGENT_LAYOUT
 
 #endif

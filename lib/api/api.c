@@ -8,28 +8,41 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/opts.h"
 #include "vm/runtime.h"
 
+/* The reason into the caller's errbuf, if its opts have one. */
 static void report_open_error(const struct secbpf_object_open_opts *opts,
 			      const struct secbpf_err *err)
 {
-	if (opts && opts->sz >= sizeof(*opts) && opts->errbuf && opts->errbuf_sz) {
-		strncpy(opts->errbuf, err->msg, opts->errbuf_sz - 1);
-		opts->errbuf[opts->errbuf_sz - 1] = '\0';
+	char *buf = OPTS_GET(opts, errbuf, NULL);
+	size_t size = OPTS_GET(opts, errbuf_sz, 0);
+
+	if (buf && size) {
+		strncpy(buf, err->msg, size - 1);
+		buf[size - 1] = '\0';
 	}
 }
 
-static struct secbpf_object *wrap(struct object *o, const struct secbpf_object_open_opts *opts,
+/* NULL with errno set to errnum and the reason in opts->errbuf. */
+static struct secbpf_object *open_failed(const struct secbpf_object_open_opts *opts,
+					 const struct secbpf_err *err, int errnum)
+{
+	report_open_error(opts, err);
+	errno = errnum;
+	return NULL;
+}
+
+/* The handle over o; on NULL o, errnum is what the loader failed with. */
+static struct secbpf_object *wrap(struct object *o, int errnum,
+				  const struct secbpf_object_open_opts *opts,
 				  struct secbpf_err *err)
 {
 	struct secbpf_object *obj;
 	uint32_t i;
 
-	if (!o) {
-		report_open_error(opts, err);
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!o)
+		return open_failed(opts, err, errnum > 0 ? errnum : EINVAL);
 	obj = calloc(1, sizeof(*obj));
 	if (obj)
 		obj->progs = calloc(o->prog_cnt ? o->prog_cnt : 1, sizeof(*obj->progs));
@@ -37,9 +50,7 @@ static struct secbpf_object *wrap(struct object *o, const struct secbpf_object_o
 		free(obj);
 		object_free(o);
 		err_set(err, ENOMEM, "out of memory");
-		report_open_error(opts, err);
-		errno = ENOMEM;
-		return NULL;
+		return open_failed(opts, err, ENOMEM);
 	}
 	obj->obj = o;
 	for (i = 0; i < o->prog_cnt; i++) {
@@ -49,20 +60,35 @@ static struct secbpf_object *wrap(struct object *o, const struct secbpf_object_o
 	return obj;
 }
 
+/* The loader sets errno when it returns NULL (object.h). */
 struct secbpf_object *secbpf_object__open_file(const char *path,
 					       const struct secbpf_object_open_opts *opts)
 {
 	struct secbpf_err err = { { 0 } };
+	struct object *o;
+	int rc;
 
-	return wrap(object_open_file(path, &err), opts, &err);
+	rc = OPTS_VALID(opts, struct secbpf_object_open_opts, errbuf_sz, &err);
+	if (rc)
+		return open_failed(opts, &err, -rc);
+	errno = 0;
+	o = object_open_file(path, &err);
+	return wrap(o, errno, opts, &err);
 }
 
 struct secbpf_object *secbpf_object__open_mem(const void *buf, size_t size,
 					      const struct secbpf_object_open_opts *opts)
 {
 	struct secbpf_err err = { { 0 } };
+	struct object *o;
+	int rc;
 
-	return wrap(object_open_mem(buf, size, "<memory>", &err), opts, &err);
+	rc = OPTS_VALID(opts, struct secbpf_object_open_opts, errbuf_sz, &err);
+	if (rc)
+		return open_failed(opts, &err, -rc);
+	errno = 0;
+	o = object_open_mem(buf, size, "<memory>", &err);
+	return wrap(o, errno, opts, &err);
 }
 
 void secbpf_object__close(struct secbpf_object *obj)

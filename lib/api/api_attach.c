@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 
 #include "api/api.h"
+#include "api/opts.h"
 #include "install/attach.h"
 #include "install/native.h"
 #include "install/policy.h"
@@ -79,7 +80,7 @@ static int attach_supervised(struct secbpf_program *const *progs, size_t n,
 {
 	struct spawn_opts so = {
 		.sz = sizeof(so),
-		.exe = o ? o->supervisor : NULL,
+		.exe = OPTS_GET(o, supervisor, NULL),
 		.seccomp_flags = sflags,
 		.workers = workers,
 		.tier = d->tier,
@@ -155,21 +156,27 @@ static int attach(struct secbpf_program *const *progs, size_t n,
 	struct policy_decision d;
 	struct stack_plan plan;
 	unsigned int sflags = 0, workers;
+	unsigned int flags;
 	size_t i;
 	int rc;
 
-	if (o && o->sz < sizeof(size_t))
-		return err_set(err, EINVAL, "secbpf_attach_opts.sz is not set");
-	rc = seccomp_flags(o ? o->flags : 0, &sflags, err);
+	/* Each field is read only if the caller's sz covers it (opts.h). */
+	rc = OPTS_VALID(o, struct secbpf_attach_opts, strict, err);
 	if (rc)
 		return rc;
-	if (o && (o->flags & SECBPF_ATTACH_NATIVE))
+	flags = OPTS_GET(o, flags, 0);
+	rc = seccomp_flags(flags, &sflags, err);
+	if (rc)
+		return rc;
+	if (flags & SECBPF_ATTACH_NATIVE)
 		return attach_native(progs, n, sflags, err);
-	workers = o && o->workers ? o->workers : supervisor_default_workers();
+	workers = OPTS_GET(o, workers, 0);
+	if (!workers)
+		workers = supervisor_default_workers();
 	if (workers > SUPERVISOR_MAX_WORKERS)
 		return err_set(err, EINVAL, "%u supervisor workers asked for, at most %d",
 			       workers, SUPERVISOR_MAX_WORKERS);
-	rc = verify_all(progs, n, o && o->strict, &d, err);
+	rc = verify_all(progs, n, OPTS_GET(o, strict, false), &d, err);
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {

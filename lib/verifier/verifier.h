@@ -18,22 +18,11 @@
 
 #include "common/err.h"
 #include "object/object.h"
+#include "secbpf.h" /* enum secbpf_tier, secbpf_tier_name/parse: public API */
 
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80 /* sign-extending load (ISA v4), newer headers */
 #endif
-
-/* What a filter may use (docs/design.md §2); ordered, a higher tier allows more. */
-enum secbpf_tier {
-	SECBPF_TIER_RESTRICTED,	  /* "almost cBPF": no helpers, no maps */
-	SECBPF_TIER_UNPRIVILEGED, /* the default */
-	SECBPF_TIER_PRIVILEGED,	  /* CAP_BPF + CAP_PERFMON */
-};
-
-/* "restricted", "unprivileged", "privileged"; NULL-safe for bad values. */
-const char *secbpf_tier_name(enum secbpf_tier tier);
-/* Parse a tier name; returns 0 or -EINVAL. */
-int secbpf_tier_parse(const char *name, enum secbpf_tier *tier);
 
 /* The kernel's BPF_COMPLEXITY_LIMIT_INSNS. */
 #define VERIFIER_COMPLEXITY_LIMIT 1000000
