@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/cbpf*.c: the kernel's acceptance rules, the simulator, and
+ * Tests for lib/cbpf/: the kernel's acceptance rules, the simulator, and
  * the compiler, checked differentially against the interpreter on the seed
  * sample, the filters in tests/cbpf/ and randomly generated programs.
  */
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cbpf/cbpf.h"
+#include "cbpf/cbpf_internal.h"
 #include "object/object.h"
 #include "vm/runtime.h"
 #include "cbpf/diff.h"
@@ -401,6 +402,73 @@ Test(cbpf_compile, seed_sample_with_listener_guard)
 	/* seccomp() itself reads args in the guard: not cacheable, by design */
 	assert_cache_proves_allow(&c, AUDIT_ARCH_X86_64, 317);
 	release(&c);
+}
+
+/* ---- the listener guard (lib/cbpf/guard.c) ---- */
+
+/* The guard alone, then RET ALLOW: what the supervisor builds on. */
+Test(cbpf_guard, build_denies_a_listener_on_every_target_and_falls_through_otherwise)
+{
+	struct cbpf_guard_target t[CBPF_GUARD_MAX_TARGETS];
+	struct secbpf_err err = { { 0 } };
+	struct sock_filter *g, *f;
+	size_t len, nt = cbpf_guard_targets(t, CBPF_GUARD_MAX_TARGETS), i;
+
+	cr_assert_gt(nt, 2);
+	cr_assert_eq(cbpf_guard_build(&g, &len, &err), 0, "%s", err.msg);
+	f = calloc(len + 1, sizeof(*f));
+	cr_assert_not_null(f);
+	memcpy(f, g, len * sizeof(*f));
+	f[len] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+	cr_assert_eq(check(f, len + 1), 0);
+	for (i = 0; i < nt; i++) {
+		struct seccomp_data sd = { .nr = (int)t[i].nr, .arch = t[i].arch,
+					   .args = { SECCOMP_SET_MODE_FILTER,
+						     SECCOMP_FILTER_FLAG_NEW_LISTENER } };
+
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ERRNO | EPERM, "target %zu", i);
+		sd.args[1] = 0;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+		sd.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		sd.args[0] = SECCOMP_SET_MODE_STRICT;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+		sd.args[0] = SECCOMP_SET_MODE_FILTER;
+		sd.nr++;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+	}
+	free(f);
+	free(g);
+}
+
+static int guard_for(const struct cbpf_guard_target *t, size_t nt, struct secbpf_err *err)
+{
+	struct cbpf_asm m = { 0 };
+	uint32_t pass = cbpf_asm_label(&m);
+	int rc = cbpf_guard_emit_targets(&m, t, nt, pass, err);
+
+	cbpf_asm_free(&m);
+	return rc;
+}
+
+/* A target list the guard cannot hold is an error, never a guard that
+ * silently misses a target. */
+Test(cbpf_guard, overflow_is_an_error_not_a_truncation)
+{
+	struct cbpf_guard_target t[CBPF_GUARD_MAX_ARCHES + 1];
+	struct secbpf_err err = { { 0 } };
+	uint32_t i;
+
+	for (i = 0; i <= CBPF_GUARD_MAX_ARCHES; i++)
+		t[i] = (struct cbpf_guard_target){ .arch = 0x40000000 + i, .nr = 7 };
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_ARCHES, &err), 0);
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_ARCHES + 1, &err), -E2BIG);
+	cr_expect(strstr(err.msg, "listener guard") != NULL, "%s", err.msg);
+	for (i = 0; i <= CBPF_GUARD_MAX_NRS; i++)
+		t[i] = (struct cbpf_guard_target){ .arch = AUDIT_ARCH_X86_64, .nr = 300 + i };
+	memset(&err, 0, sizeof(err));
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_NRS, &err), 0);
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_NRS + 1, &err), -E2BIG);
+	cr_expect(strstr(err.msg, "listener guard") != NULL, "%s", err.msg);
 }
 
 /* cache: the program's ALLOWs do not hide rare argument conditions, so
