@@ -88,6 +88,28 @@ int cbpf_check(const struct sock_filter *insns, size_t len, struct secbpf_err *e
  */
 uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd);
 
+/* What a run leaves: A, X and M[] when it ended, the instructions it
+ * executed (the RET included: the path length the kernel runs) and how
+ * often it loaded each 32-bit word of seccomp_data (LD or LDX W ABS). */
+struct cbpf_sim_state {
+	uint32_t a, x;
+	uint32_t mem[BPF_MEMWORDS];
+	uint32_t steps;
+	uint32_t loads[sizeof(struct seccomp_data) / 4];	/* by offset / 4 */
+};
+
+/* cbpf_sim_run() that also fills *st (st may be NULL). */
+uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd,
+		       struct cbpf_sim_state *st);
+
+/*
+ * The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true iff the
+ * filter, run with only nr and arch known and the instructions the kernel
+ * emulates, provably returns exactly SECCOMP_RET_ALLOW for (arch, nr)
+ * whatever the arguments: the kernel's action cache then skips the filter.
+ */
+bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t arch, uint32_t nr);
+
 /* One instruction in readable form (like libseccomp's scmp_bpf_disasm). */
 void cbpf_disasm_insn(const struct sock_filter *insns, size_t len, size_t idx, char *buf,
 		      size_t buflen);
