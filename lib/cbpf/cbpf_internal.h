@@ -2,7 +2,7 @@
 /*
  * What the files of lib/cbpf share and callers outside it do not see: the
  * symbolic expressions and residual trees the front end (expr.c,
- * explore.c) builds, and the back end that lays them out as cBPF: the
+ * partition.c, explore.c) builds, and the back end that lays them out as cBPF: the
  * label assembler (asm.c), the 64-bit lowering (lower.c), residuals as
  * word tests (words.c, words_emit.c), the guard (guard.c) and the layout
  * (layout.c).
@@ -156,6 +156,33 @@ static inline uint32_t cbpf_outcome_value(const struct cbpf_rnode *n)
 		return SECCOMP_RET_USER_NOTIF;
 	return (uint32_t)n->ret->imm;
 }
+
+/* ---- conditions on nr (partition.c) ---- */
+
+#define CBPF_MAX_PIECES 300	/* pieces one condition may split a cell into */
+
+/* A normalized condition: the eBPF condition is (neg ? !c : c). */
+struct cbpf_cond {
+	uint8_t op;		/* enum cbpf_cond_op */
+	bool sgn, is32, neg;
+	const struct cbpf_expr *a, *b;
+};
+
+struct cbpf_nr_split {
+	bool arch;		/* split off arch == arch_value */
+	uint32_t arch_value;
+	uint32_t n;		/* nr pieces: [start[i], start[i + 1] - 1] */
+	uint32_t start[CBPF_MAX_PIECES];
+	bool truth[CBPF_MAX_PIECES];
+};
+
+/* c (without neg) on the values a and b of its operands. */
+bool cbpf_cond_holds_for(const struct cbpf_cond *c, uint64_t a, uint64_t b);
+/* Pieces of nr in [lo, hi] on which c, a condition on nr alone (nr_field
+ * is the expression of nr), is constant, into *sp. false when they cannot
+ * be found within CBPF_MAX_PIECES (test c as a residual then). */
+bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo,
+		   uint32_t hi, struct cbpf_nr_split *sp);
 
 /* ---- the label assembler (asm.c) ---- */
 
