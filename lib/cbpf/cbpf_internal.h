@@ -2,10 +2,10 @@
 /*
  * What the files of lib/cbpf share and callers outside it do not see: the
  * symbolic expressions and residual trees the front end (expr.c,
- * partition.c, explore.c) builds, and the back end that lays them out as cBPF: the
- * label assembler (asm.c), the 64-bit lowering (lower.c), residuals as
- * word tests (words.c, words_emit.c), the guard (guard.c) and the layout
- * (layout.c).
+ * partition.c, explore.c) builds, and the back end that lays them out as
+ * cBPF: the label assembler (asm.c), the 64-bit lowering (lower.c),
+ * residuals as word tests (words.c, words_emit.c), the listener guard
+ * (guard.c) and the layout (layout.c).
  */
 #ifndef SECBPF_CBPF_INTERNAL_H
 #define SECBPF_CBPF_INTERNAL_H
@@ -62,7 +62,7 @@ enum cbpf_rnode_kind {
 };
 
 /* A node of a residual decision tree; hash-consed like expressions. The
- * fields below "back end scratch" belong to the back end (layout.c, words.c). */
+ * fields after "back end scratch" belong to layout.c and words.c. */
 struct cbpf_rnode {
 	struct hashtab_entry h;	/* in cbpf_store.rnodes; first member */
 	uint8_t kind;
@@ -71,11 +71,11 @@ struct cbpf_rnode {
 	const struct cbpf_expr *a, *b, *ret;
 	struct cbpf_rnode *t, *f;
 	/* back end scratch */
-	uint32_t out_label;
-	uint32_t code_size;
-	uint32_t mark;
-	bool unsupported;
-	bool reaches_notif;		/* a NOTIF is reachable from here */
+	uint32_t out_label;	/* where the code of this outcome starts */
+	uint32_t code_size;	/* instructions of its own test (an estimate) */
+	uint32_t mark;		/* visited in generation cbpf_layout.mark */
+	bool unsupported;	/* no cBPF for its test: the supervisor decides */
+	bool reaches_notif;	/* a NOTIF is reachable from here */
 	uint64_t tested_words;	/* a Bloom set of the words tested under here */
 };
 
@@ -100,8 +100,8 @@ struct cbpf_plan {
 
 /* Lay plan out as a checked seccomp filter (layout.c). May replace
  * outcomes in plan by plan->notif to fit in CBPF_MAX_INSNS. */
-int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
-		   struct cbpf_prog *out, struct secbpf_err *err);
+int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
+		     struct cbpf_prog *out, struct secbpf_err *err);
 
 /*
  * Where expressions and residual nodes live: everything in one arena,
@@ -190,7 +190,6 @@ bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, 
 #define CBPF_OFF_NR 0		/* offsetof(struct seccomp_data, nr) */
 #define CBPF_OFF_ARCH 4		/* offsetof(struct seccomp_data, arch) */
 
-
 /* An instruction before layout: jumps name labels, not offsets. */
 struct cbpf_asm_insn {
 	uint16_t code;
@@ -249,8 +248,8 @@ int cbpf_lower_cond(struct cbpf_asm *m, const struct cbpf_rnode *n, uint32_t lt,
  * word once and then only the low word. Word tests are hash-consed; a
  * residual lowered twice under the same knowledge is lowered once.
  */
-#define CBPF_WORD_IV_MAX 4		/* intervals known per word (over-approximated) */
-#define CBPF_WORD_KNOWN_MAX 4		/* words known on one path */
+#define CBPF_WORD_IV_MAX 4	/* intervals known per word (over-approximated) */
+#define CBPF_WORD_KNOWN_MAX 4	/* words known on one path */
 
 struct cbpf_word_iv {
 	uint32_t lo, hi;
@@ -287,9 +286,9 @@ struct cbpf_word_regs {
 };
 
 enum cbpf_word_kind {
-	CBPF_W_RET,			/* RET K */
-	CBPF_W_RET_A,		/* RET A, A = lo(a) */
-	CBPF_W_TEST,		/* if ((word(a, hi) ^ flip) op ((K or word(b, bhi)) ^ flip)) */
+	CBPF_W_RET,	/* RET K */
+	CBPF_W_RET_A,	/* RET A, A = lo(a) */
+	CBPF_W_TEST,	/* if ((word(a, hi) ^ flip) op ((K or word(b, bhi)) ^ flip)) */
 };
 
 struct cbpf_word_node {

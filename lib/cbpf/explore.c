@@ -114,7 +114,7 @@ struct cbpf_cc {
 };
 
 static struct cbpf_rnode *explore_branch(struct cbpf_cc *cc, const struct cbpf_cond *c,
-					  struct cbpf_rnode *t, struct cbpf_rnode *f)
+					 struct cbpf_rnode *t, struct cbpf_rnode *f)
 {
 	struct cbpf_rnode n = {
 		.kind = CBPF_R_BRANCH, .op = c->op, .sgn = c->sgn, .is32 = c->is32,
@@ -164,7 +164,7 @@ static bool val_is_ptr(const struct abs_val *v)
 /* The value of a context field read: nr and arch narrowed from their
  * abstract value, the others symbolic. Rejects what the seed forbids. */
 static int explore_ctx_load(struct cbpf_cc *cc, uint32_t pc, int64_t off, unsigned size,
-		       struct abs_val *dst)
+			    struct abs_val *dst)
 {
 	unsigned fsize = off < 8 ? 4 : 8;
 	const struct cbpf_expr *base, *e;
@@ -178,10 +178,13 @@ static int explore_ctx_load(struct cbpf_cc *cc, uint32_t pc, int64_t off, unsign
 		return explore_reject(cc, pc, "read of struct seccomp_data spans two fields");
 	if (off < 8) {
 		if (off < 4)
-			base = cc->cell.lo == cc->cell.hi ? cbpf_expr_const(&cc->store, cc->cell.lo) : cc->nr_field;
+			base = cc->cell.lo == cc->cell.hi ? cbpf_expr_const(&cc->store, cc->cell.lo)
+							  : cc->nr_field;
 		else
-			base = cc->cell.arch_fixed ? cbpf_expr_const(&cc->store, cc->cell.arch) : cc->arch_field;
-		e = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, base, cbpf_expr_const(&cc->store, (off & 3) * 8));
+			base = cc->cell.arch_fixed ? cbpf_expr_const(&cc->store, cc->cell.arch)
+						   : cc->arch_field;
+		e = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, base,
+				  cbpf_expr_const(&cc->store, (off & 3) * 8));
 		e = cbpf_expr_trunc(&cc->store, e, size * 8);
 	} else {
 		t.imm = (uint64_t)off;
@@ -194,8 +197,8 @@ static int explore_ctx_load(struct cbpf_cc *cc, uint32_t pc, int64_t off, unsign
 	return EXPLORE_CONT;
 }
 
-static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs_val *p, int64_t off,
-			  unsigned size, struct abs_val *dst)
+static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs_val *p,
+			       int64_t off, unsigned size, struct abs_val *dst)
 {
 	const struct object_map *m = &cc->obj->maps[p->map];
 	uint64_t v = 0;
@@ -209,8 +212,8 @@ static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs
 	return dst->e ? EXPLORE_CONT : explore_null_expr(cc);
 }
 
-static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame, int64_t off,
-			 unsigned size, struct abs_val *dst)
+static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame,
+			      int64_t off, unsigned size, struct abs_val *dst)
 {
 	const struct cbpf_expr *acc = NULL;
 	int64_t pos = off;
@@ -238,9 +241,11 @@ static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint
 			return EXPLORE_CONT;
 		}
 		end = s->off + s->size < off + size ? s->off + s->size : off + size;
-		piece = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, s->v.e, cbpf_expr_const(&cc->store, (pos - s->off) * 8));
+		piece = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, s->v.e,
+				      cbpf_expr_const(&cc->store, (pos - s->off) * 8));
 		piece = cbpf_expr_trunc(&cc->store, piece, (unsigned)(end - pos) * 8);
-		piece = cbpf_expr_alu(&cc->store, BPF_LSH, false, false, piece, cbpf_expr_const(&cc->store, (pos - off) * 8));
+		piece = cbpf_expr_alu(&cc->store, BPF_LSH, false, false, piece,
+				      cbpf_expr_const(&cc->store, (pos - off) * 8));
 		acc = acc ? cbpf_expr_alu(&cc->store, BPF_OR, false, false, acc, piece) : piece;
 		if (!acc)
 			return explore_null_expr(cc);
@@ -251,8 +256,8 @@ static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint
 }
 
 /* Store v's low size bytes at frame:off, trimming what it overlaps. */
-static int explore_stack_store(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame, int64_t off,
-			  unsigned size, const struct abs_val *v)
+static int explore_stack_store(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame,
+			       int64_t off, unsigned size, const struct abs_val *v)
 {
 	int64_t end = off + size;
 	uint32_t i = 0;
@@ -271,7 +276,7 @@ static int explore_stack_store(struct cbpf_cc *cc, struct explore_state *st, uin
 			struct stack_slot r = *s;
 
 			r.v.e = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, s->v.e,
-				       cbpf_expr_const(&cc->store, (end - s->off) * 8));
+					      cbpf_expr_const(&cc->store, (end - s->off) * 8));
 			if (!r.v.e)
 				return explore_null_expr(cc);
 			r.off = (int16_t)end;
@@ -320,7 +325,8 @@ static int explore_ldx(struct cbpf_cc *cc, struct explore_state *st, const struc
 	switch (p->kind) {
 	case CV_CTX:
 		if (BPF_MODE(in->code) == BPF_MEMSX)
-			return explore_reject(cc, st->pc, "sign-extending read of struct seccomp_data");
+			return explore_reject(cc, st->pc,
+					      "sign-extending read of struct seccomp_data");
 		rc = explore_ctx_load(cc, st->pc, off, size, &v);
 		break;
 	case CV_STACK:
@@ -397,21 +403,25 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 		return explore_reject(cc, st->pc, "write to r10");
 	if (op == BPF_END || op == BPF_NEG) {
 		if (dst->kind != CV_SCALAR)
-			return dst->kind == CV_UNINIT ?
-				explore_reject(cc, st->pc, "use of an uninitialized register") : EXPLORE_NOTIF;
+			return dst->kind == CV_UNINIT
+				       ? explore_reject(cc, st->pc,
+							"use of an uninitialized register")
+				       : EXPLORE_NOTIF;
 		if (op == BPF_NEG)
 			e = cbpf_expr_unary(&cc->store, CBPF_X_NEG, is32, 0, dst->e);
 		else if (is32 && BPF_SRC(in->code) == BPF_K)	/* to little endian */
 			e = cbpf_expr_trunc(&cc->store, dst->e, (unsigned)in->imm);
 		else
-			e = cbpf_expr_unary(&cc->store, CBPF_X_BSWAP, false, (unsigned)in->imm, dst->e);
+			e = cbpf_expr_unary(&cc->store, CBPF_X_BSWAP, false, (unsigned)in->imm,
+					    dst->e);
 		if (!e)
 			return explore_null_expr(cc);
 		*dst = val_scalar(e);
 		return EXPLORE_CONT;
 	}
 	if (BPF_SRC(in->code) == BPF_K) {
-		src = val_scalar(cbpf_expr_const(&cc->store, is32 ? (uint32_t)in->imm : (uint64_t)(int64_t)in->imm));
+		src = val_scalar(cbpf_expr_const(&cc->store, is32 ? (uint32_t)in->imm
+								  : (uint64_t)(int64_t)in->imm));
 		if (!src.e)
 			return explore_null_expr(cc);
 	} else {
@@ -423,7 +433,8 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 		if (in->off) {		/* movsx */
 			if (src.kind != CV_SCALAR)
 				return EXPLORE_NOTIF;
-			e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, is32, (unsigned)in->off, src.e);
+			e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, is32, (unsigned)in->off,
+					    src.e);
 			if (!e)
 				return explore_null_expr(cc);
 			*dst = val_scalar(e);
@@ -637,7 +648,7 @@ static void cond_normalize(const struct bpf_insn *in, struct cbpf_cond *c)
 }
 
 static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out,
-		  unsigned depth);
+		       unsigned depth);
 
 static bool jmp_op_known(unsigned op)
 {
@@ -649,8 +660,8 @@ static bool jmp_op_known(unsigned op)
 	return false;
 }
 
-static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in,
-			struct cbpf_rnode **out, unsigned depth)
+static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
+			     const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
 {
 	uint32_t target = st->pc + 1 + in->off;
 	struct abs_val a = st->r[in->dst_reg], b;
@@ -774,7 +785,7 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 
 /* Explore from st until every path ends; *out is the residual tree. */
 static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out,
-		  unsigned depth)
+		       unsigned depth)
 {
 	for (;;) {
 		const struct bpf_insn *in;
@@ -809,7 +820,8 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		case BPF_JMP32:
 			switch (BPF_OP(in->code)) {
 			case BPF_JA:
-				st->pc += 1 + (BPF_CLASS(in->code) == BPF_JMP32 ? in->imm : in->off);
+				st->pc +=
+					1 + (BPF_CLASS(in->code) == BPF_JMP32 ? in->imm : in->off);
 				rc = EXPLORE_CONT;
 				break;
 			case BPF_CALL:
@@ -1062,7 +1074,7 @@ int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 	if (!rc)
 		rc = plan_build(&cc, &plan);
 	if (!rc)
-		rc = cbpf_emit_plan(&plan, opts, out, err);
+		rc = cbpf_layout_plan(&plan, opts, out, err);
 out:
 	free(w.v);
 	free(cc.leaves);

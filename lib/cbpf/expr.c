@@ -312,7 +312,7 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 		if (op == BPF_ADD && a->kind == CBPF_X_ALU && a->op == BPF_ADD &&
 		    a->is32 == is32 && a->b->kind == CBPF_X_CONST)
 			return cbpf_expr_alu(s, BPF_ADD, is32, false, a->a,
-				      cbpf_expr_const(s, (a->b->imm + k) & m));
+					     cbpf_expr_const(s, (a->b->imm + k) & m));
 		/* (x << 32) s>> 32 and (x << 32) >> 32 */
 		if (!is32 && k == 32 && (op == BPF_ARSH || op == BPF_RSH) &&
 		    a->kind == CBPF_X_ALU && !a->is32 && a->op == BPF_LSH &&

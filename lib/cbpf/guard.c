@@ -81,9 +81,10 @@ int cbpf_guard_emit_targets(struct cbpf_asm *m, const struct cbpf_guard_target *
 			n++;
 		}
 		if (seen[j].n == CBPF_GUARD_MAX_NRS)
-			return err_set(err, E2BIG,
-				       "listener guard: arch 0x%x has more than %d numbers for seccomp()",
-				       seen[j].arch, CBPF_GUARD_MAX_NRS);
+			return err_set(
+				err, E2BIG,
+				"listener guard: arch 0x%x has more than %d numbers for seccomp()",
+				seen[j].arch, CBPF_GUARD_MAX_NRS);
 		seen[j].nr[seen[j].n++] = t[k].nr;
 	}
 	cbpf_asm_stmt(m, BPF_LD | BPF_W | BPF_ABS, CBPF_OFF_ARCH);
@@ -126,7 +127,8 @@ int cbpf_guard_emit(struct cbpf_asm *m, uint32_t pass_label, struct secbpf_err *
 	size_t nt = cbpf_guard_targets(t, CBPF_GUARD_MAX_TARGETS + 1);
 
 	if (nt > CBPF_GUARD_MAX_TARGETS)
-		return err_set(err, E2BIG, "listener guard: more than %d (arch, nr) pairs for seccomp()",
+		return err_set(err, E2BIG,
+			       "listener guard: more than %d (arch, nr) pairs for seccomp()",
 			       CBPF_GUARD_MAX_TARGETS);
 	return cbpf_guard_emit_targets(m, t, nt, pass_label, err);
 }

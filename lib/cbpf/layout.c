@@ -83,8 +83,8 @@ static int layout_order_residuals(struct cbpf_layout *c, struct cbpf_rnode *root
 			child = state[sp - 1]++ == 0 ? n->t : n->f;
 		if (!child) {
 			n->reaches_notif = n->kind == CBPF_R_NOTIF || n->unsupported ||
-				      (n->kind == CBPF_R_BRANCH &&
-				       (n->t->reaches_notif || n->f->reaches_notif));
+					   (n->kind == CBPF_R_BRANCH &&
+					    (n->t->reaches_notif || n->f->reaches_notif));
 			rc = layout_order_push(c, n);
 			if (rc)
 				goto out;
@@ -122,8 +122,8 @@ out:
 
 /* The label a jump to ranges[a..b] takes: a non-constant single outcome is
  * its residual's label, anything else code emitted at a new label. */
-static uint32_t layout_nr_tree_label(struct cbpf_layout *c, const struct cbpf_arch_class *cl, uint32_t a,
-			      uint32_t b)
+static uint32_t layout_nr_tree_label(struct cbpf_layout *c, const struct cbpf_arch_class *cl,
+				     uint32_t a, uint32_t b)
 {
 	if (a == b && !cbpf_outcome_is_const(cl->ranges[a].out))
 		return cl->ranges[a].out->out_label;
@@ -132,8 +132,8 @@ static uint32_t layout_nr_tree_label(struct cbpf_layout *c, const struct cbpf_ar
 
 /* A balanced tree of JGE K on nr over ranges[a..b] (A holds nr), placed at
  * label. Leaves with a constant outcome are RET K in place. */
-static void layout_nr_tree(struct cbpf_layout *c, const struct cbpf_arch_class *cl, uint32_t a, uint32_t b,
-		    uint32_t label)
+static void layout_nr_tree(struct cbpf_layout *c, const struct cbpf_arch_class *cl, uint32_t a,
+			   uint32_t b, uint32_t label)
 {
 	struct cbpf_asm *m = &c->m;
 	uint32_t mid, left, right;
@@ -154,7 +154,8 @@ static void layout_nr_tree(struct cbpf_layout *c, const struct cbpf_arch_class *
 	layout_nr_tree(c, cl, mid, b, right);
 }
 
-static void layout_arch_class(struct cbpf_layout *c, const struct cbpf_arch_class *cl, uint32_t label)
+static void layout_arch_class(struct cbpf_layout *c, const struct cbpf_arch_class *cl,
+			      uint32_t label)
 {
 	struct cbpf_asm *m = &c->m;
 	uint32_t inner;
@@ -215,7 +216,8 @@ static int layout_program(struct cbpf_layout *c, bool guard, struct secbpf_err *
 	for (i = 0; i + 1 < plan->nclasses; i++) {
 		uint32_t next = cbpf_asm_label(m);
 
-		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, plan->classes[i].arch, class_label[i], next);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, plan->classes[i].arch, class_label[i],
+			      next);
 		cbpf_asm_place(m, next);
 	}
 	layout_arch_class(c, &plan->classes[plan->nclasses - 1], class_label[plan->nclasses - 1]);
@@ -257,7 +259,7 @@ static void layout_merge_ranges(struct cbpf_arch_class *cl)
 }
 
 static void layout_replace_outcome(struct cbpf_plan *plan, struct cbpf_rnode *old,
-			   struct cbpf_rnode *new, int only_class)
+				   struct cbpf_rnode *new, int only_class)
 {
 	uint32_t i, j;
 
@@ -341,8 +343,8 @@ static bool layout_shrink(struct cbpf_layout *c, uint64_t excess)
 	return true;
 }
 
-int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
-		   struct cbpf_prog *out, struct secbpf_err *err)
+int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
+		     struct cbpf_prog *out, struct secbpf_err *err)
 {
 	struct cbpf_layout c = { .plan = plan };
 	struct sock_filter *insns = NULL;
@@ -351,7 +353,7 @@ int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
 	int rc;
 
 	if (opts && opts->sz >= offsetof(struct cbpf_compile_opts, listener_guard) +
-				 sizeof(opts->listener_guard))
+					sizeof(opts->listener_guard))
 		guard = opts->listener_guard;
 	for (;;) {
 		cbpf_asm_free(&c.m);

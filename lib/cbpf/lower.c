@@ -39,8 +39,8 @@ static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 }
 
 /* A = half(a) op half(b), op a cBPF ALU op without carries. */
-static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half, const struct cbpf_expr *a,
-		  const struct cbpf_expr *b, unsigned sp)
+static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half,
+			const struct cbpf_expr *a, const struct cbpf_expr *b, unsigned sp)
 {
 	int rc;
 
@@ -48,8 +48,9 @@ static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half
 		rc = half(m, a, sp);
 		if (rc)
 			return rc;
-		cbpf_asm_stmt(m, BPF_ALU | op | BPF_K, half == cbpf_lower_lo_word ? (uint32_t)b->imm :
-							   (uint32_t)(b->imm >> 32));
+		cbpf_asm_stmt(m, BPF_ALU | op | BPF_K,
+			      half == cbpf_lower_lo_word ? (uint32_t)b->imm
+							 : (uint32_t)(b->imm >> 32));
 		return 0;
 	}
 	rc = half(m, b, sp);
@@ -211,14 +212,17 @@ int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		cbpf_asm_stmt(m, BPF_LD | BPF_W | BPF_ABS, (uint32_t)e->imm & ~3u);
 		if (e->width < 32) {
 			if (e->imm & 3)
-				cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, (uint32_t)(e->imm & 3) * 8);
-			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, (uint32_t)((1ull << e->width) - 1));
+				cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K,
+					      (uint32_t)(e->imm & 3) * 8);
+			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
+				      (uint32_t)((1ull << e->width) - 1));
 		}
 		return 0;
 	case CBPF_X_TRUNC:
 		rc = cbpf_lower_lo_word(m, e->a, sp);
 		if (!rc && e->width < 32)
-			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, (uint32_t)((1ull << e->width) - 1));
+			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
+				      (uint32_t)((1ull << e->width) - 1));
 		return rc;
 	case CBPF_X_SEXT:
 		rc = cbpf_lower_lo_word(m, e->a, sp);
@@ -324,7 +328,7 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		rc = cbpf_lower_hi_word(m, e->a, sp);
 		if (!rc)
 			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
-			   (uint32_t)((1ull << (e->width - 32)) - 1));
+				      (uint32_t)((1ull << (e->width - 32)) - 1));
 		return rc;
 	case CBPF_X_SEXT:
 		/* The sign of the sign-extended low word, everywhere. */
@@ -432,14 +436,15 @@ uint16_t cbpf_lower_jump_op(unsigned op)
 /* One 32-bit comparison of half(a) with half(b), sign bits flipped when
  * flip, jumping to lt or lf. */
 static int lower_cmp_words(struct cbpf_asm *m, unsigned op, bool flip, cbpf_lower_half_fn half,
-		    const struct cbpf_expr *a, const struct cbpf_expr *b, uint32_t lt,
-		    uint32_t lf)
+			   const struct cbpf_expr *a, const struct cbpf_expr *b, uint32_t lt,
+			   uint32_t lf)
 {
 	uint32_t fl = flip ? 0x80000000u : 0;
 	int rc;
 
 	if (b->kind == CBPF_X_CONST) {
-		uint32_t k = half == cbpf_lower_lo_word ? (uint32_t)b->imm : (uint32_t)(b->imm >> 32);
+		uint32_t k =
+			half == cbpf_lower_lo_word ? (uint32_t)b->imm : (uint32_t)(b->imm >> 32);
 
 		rc = half(m, a, 0);
 		if (rc)

@@ -134,8 +134,8 @@ static void add_candidate(uint32_t *cands, uint32_t *n, uint64_t x, uint32_t lo,
 /* Candidate piece starts for an affine compare: the points where the
  * compared key stops being monotone, and where it crosses k and k + 1. */
 static bool affine_candidates(const struct cbpf_expr *nr_field, const struct cbpf_cond *c,
-			    const struct cbpf_expr *e, uint64_t kval, uint32_t lo, uint32_t hi,
-			    uint32_t *cands, uint32_t *n)
+			      const struct cbpf_expr *e, uint64_t kval, uint32_t lo, uint32_t hi,
+			      uint32_t *cands, uint32_t *n)
 {
 	struct nr_affine f;
 	uint32_t mono[4], nmono = 0, i, j;
@@ -187,8 +187,8 @@ static bool affine_candidates(const struct cbpf_expr *nr_field, const struct cbp
 
 /* For tests of nr & m, nr >> s, nr vs. a mask: constant on aligned blocks. */
 static bool block_candidates(const struct cbpf_expr *nr_field, const struct cbpf_cond *c,
-			   const struct cbpf_expr *e, uint64_t kval, uint32_t lo, uint32_t hi,
-			   uint32_t *cands, uint32_t *n)
+			     const struct cbpf_expr *e, uint64_t kval, uint32_t lo, uint32_t hi,
+			     uint32_t *cands, uint32_t *n)
 {
 	unsigned t;
 	uint64_t b;
@@ -333,7 +333,8 @@ static struct nr_tnum nr_tnum_eval(const struct cbpf_expr *nr_field, const struc
 }
 
 /* 1 true, 0 false, -1 unknown. */
-static int nr_tnum_cond(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, struct nr_tnum nr)
+static int nr_tnum_cond(const struct cbpf_expr *nr_field, const struct cbpf_cond *c,
+			struct nr_tnum nr)
 {
 	struct nr_tnum a = nr_tnum_eval(nr_field, c->a, nr), b = nr_tnum_eval(nr_field, c->b, nr);
 	uint64_t sb = c->is32 ? 0x80000000ull : 1ull << 63;
@@ -380,8 +381,8 @@ static bool split_add_piece(struct cbpf_nr_split *sp, uint32_t start, bool truth
 	return true;
 }
 
-static bool nr_tnum_block(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint64_t base,
-			  unsigned j, unsigned *evals, struct cbpf_nr_split *sp)
+static bool nr_tnum_block(const struct cbpf_expr *nr_field, const struct cbpf_cond *c,
+			  uint64_t base, unsigned j, unsigned *evals, struct cbpf_nr_split *sp)
 {
 	int r;
 
@@ -421,8 +422,8 @@ static bool nr_tnum_pieces(const struct cbpf_expr *nr_field, const struct cbpf_c
  * Returns false when the shape is not understood and the interval is too
  * large to split into single values. Every piece is checked at both ends.
  */
-bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo, uint32_t hi,
-			 struct cbpf_nr_split *sp)
+bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo,
+		   uint32_t hi, struct cbpf_nr_split *sp)
 {
 	uint32_t cands[CBPF_MAX_PIECES], n = 0, i;
 	const struct cbpf_expr *e = NULL;

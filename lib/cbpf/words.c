@@ -28,11 +28,14 @@ static struct cbpf_word_node *words_intern(struct cbpf_words *w, const struct cb
 {
 	uint64_t h0 = t->kind | (uint64_t)t->op << 8 | (uint64_t)t->hi << 16 |
 		      (uint64_t)t->bx << 17 | (uint64_t)t->bhi << 18 | (uint64_t)t->flip << 32;
-	uint32_t h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(h0, t->k), (uintptr_t)t->a),
-						 (uintptr_t)t->b), (uintptr_t)t->t), (uintptr_t)t->f);
+	uint32_t h = hash_mix(h0, t->k);
 	struct hashtab_entry *he;
 	struct cbpf_word_node *x;
 
+	h = hash_mix(h, (uintptr_t)t->a);
+	h = hash_mix(h, (uintptr_t)t->b);
+	h = hash_mix(h, (uintptr_t)t->t);
+	h = hash_mix(h, (uintptr_t)t->f);
 	for (he = hashtab_chain(&w->nodes, h); he; he = he->next) {
 		x = (struct cbpf_word_node *)he;
 		if (he->hash == h && x->kind == t->kind && x->op == t->op && x->hi == t->hi &&
@@ -83,7 +86,8 @@ static void set_one(struct cbpf_word_set *s, uint32_t lo, uint32_t hi)
 /* r = x & y, over-approximated to CBPF_WORD_IV_MAX intervals by closing the
  * smallest gaps (a superset of the values stays sound). y has at most
  * three intervals. */
-static void set_intersect(const struct cbpf_word_set *x, const struct cbpf_word_set *y, struct cbpf_word_set *r)
+static void set_intersect(const struct cbpf_word_set *x, const struct cbpf_word_set *y,
+			  struct cbpf_word_set *r)
 {
 	struct cbpf_word_iv v[2 * CBPF_WORD_IV_MAX + 4];
 	uint32_t n = 0, i = 0, j = 0;
@@ -199,8 +203,8 @@ static int word_order(const struct cbpf_expr *e1, bool h1, const struct cbpf_exp
 }
 
 /* The values word (e, hi) may hold on this path. */
-static void knowledge_get(const struct cbpf_words *w, const struct cbpf_word_knowledge *kc, const struct cbpf_expr *e,
-			 bool hi, struct cbpf_word_set *s)
+static void knowledge_get(const struct cbpf_words *w, const struct cbpf_word_knowledge *kc,
+			  const struct cbpf_expr *e, bool hi, struct cbpf_word_set *s)
 {
 	uint32_t i;
 
@@ -227,7 +231,7 @@ static void knowledge_get(const struct cbpf_words *w, const struct cbpf_word_kno
 }
 
 static void knowledge_set(struct cbpf_word_knowledge *kc, const struct cbpf_expr *e, bool hi,
-			 const struct cbpf_word_set *s)
+			  const struct cbpf_word_set *s)
 {
 	uint32_t i;
 
@@ -299,7 +303,8 @@ static void condition_steps(const struct cbpf_rnode *n, struct word_step *s)
 
 	if (n->is32 || (a->hi_zero && b->hi_zero) ||
 	    (n->op == CBPF_C_SET && b->kind == CBPF_X_CONST && !(b->imm >> 32))) {
-		s[0] = (struct word_step){ n->op, false, n->is32 && sgn ? WORD_SIGN : 0, STEP_TRUE, STEP_FALSE };
+		s[0] = (struct word_step){ n->op, false, n->is32 && sgn ? WORD_SIGN : 0, STEP_TRUE,
+					   STEP_FALSE };
 		return;
 	}
 	switch (n->op) {
@@ -321,8 +326,9 @@ static void condition_steps(const struct cbpf_rnode *n, struct word_step *s)
 	}
 }
 
-static struct cbpf_word_node *words_lower_steps(struct cbpf_layout *c, struct cbpf_rnode *n, const struct word_step *st,
-				int i, const struct cbpf_word_knowledge *kc)
+static struct cbpf_word_node *words_lower_steps(struct cbpf_layout *c, struct cbpf_rnode *n,
+						const struct word_step *st, int i,
+						const struct cbpf_word_knowledge *kc)
 {
 	const struct word_step *s;
 	struct cbpf_word_node t = { .kind = CBPF_W_TEST };
@@ -379,7 +385,8 @@ static struct cbpf_word_node *words_lower_steps(struct cbpf_layout *c, struct cb
 
 /* n lowered under what kc proves, memoized on (n, the part of kc about
  * words tested under n). NULL when out of memory or over budget. */
-struct cbpf_word_node *cbpf_words_lower(struct cbpf_layout *c, struct cbpf_rnode *n, const struct cbpf_word_knowledge *kc)
+struct cbpf_word_node *cbpf_words_lower(struct cbpf_layout *c, struct cbpf_rnode *n,
+					const struct cbpf_word_knowledge *kc)
 {
 	struct cbpf_words *w = &c->words;
 	struct word_step st[3];

@@ -38,7 +38,8 @@ static void regs_flow_into(struct cbpf_word_node *w, const struct cbpf_word_regs
 }
 
 /* Forget what the instructions from `from` on overwrote. */
-static void regs_forget_overwritten(const struct cbpf_asm *m, struct cbpf_word_regs *s, uint32_t from)
+static void regs_forget_overwritten(const struct cbpf_asm *m, struct cbpf_word_regs *s,
+				    uint32_t from)
 {
 	uint32_t i;
 
@@ -58,8 +59,8 @@ static void regs_forget_overwritten(const struct cbpf_asm *m, struct cbpf_word_r
  * (after a test of another word, or at a join); true when the search gets
  * long. kept: A still holds the word when at jumps.
  */
-static bool word_needed_below(struct cbpf_words *w, struct cbpf_word_node *at, const struct cbpf_expr *e, bool hi,
-			    bool kept)
+static bool word_needed_below(struct cbpf_words *w, struct cbpf_word_node *at,
+			      const struct cbpf_expr *e, bool hi, bool kept)
 {
 	struct { struct cbpf_word_node *n; bool lost; } stack[256];
 	uint32_t sp = 0, visits = 0;
@@ -102,7 +103,8 @@ static bool word_needed_below(struct cbpf_words *w, struct cbpf_word_node *at, c
  * at reads it again. Slots count down from 15; the expression code takes
  * its temporaries from 0 up. A slot is free when nothing below reads
  * what it holds. */
-static void words_keep_in_mem(struct cbpf_layout *c, struct cbpf_word_node *at, bool kept, struct cbpf_word_regs *s)
+static void words_keep_in_mem(struct cbpf_layout *c, struct cbpf_word_node *at, bool kept,
+			      struct cbpf_word_regs *s)
 {
 	int slot = -1, i;
 
@@ -123,8 +125,9 @@ static void words_keep_in_mem(struct cbpf_layout *c, struct cbpf_word_node *at, 
 /* A = word (e, hi) ^ flip, reusing what A, X or M[] hold. Temporaries
  * from M[sp] up. at: the test this is for (NULL: a return value); kept:
  * A still holds the word when at jumps. */
-static int words_load(struct cbpf_layout *c, struct cbpf_word_node *at, bool kept, struct cbpf_word_regs *s,
-		   const struct cbpf_expr *e, bool hi, uint32_t flip, unsigned sp)
+static int words_load(struct cbpf_layout *c, struct cbpf_word_node *at, bool kept,
+		      struct cbpf_word_regs *s, const struct cbpf_expr *e, bool hi, uint32_t flip,
+		      unsigned sp)
 {
 	struct cbpf_asm *m = &c->m;
 	uint32_t from = m->n;
@@ -172,7 +175,8 @@ static bool load_keeps_x(const struct cbpf_word_regs *s, const struct cbpf_expr 
 	return false;
 }
 
-static int words_emit_test(struct cbpf_layout *c, struct cbpf_word_node *w, struct cbpf_word_regs *s)
+static int words_emit_test(struct cbpf_layout *c, struct cbpf_word_node *w,
+			   struct cbpf_word_regs *s)
 {
 	struct cbpf_asm *m = &c->m;
 	uint16_t jop = cbpf_lower_jump_op(w->op);
@@ -237,7 +241,9 @@ int cbpf_words_emit(struct cbpf_layout *c)
 	for (i = 0; i < plan->nclasses; i++)
 		for (j = 0; j < plan->classes[i].nranges; j++)
 			if (!cbpf_outcome_is_const(plan->classes[i].ranges[j].out))
-				regs_flow_into(cbpf_words_lower(c, plan->classes[i].ranges[j].out, &none), &unknown);
+				regs_flow_into(
+					cbpf_words_lower(c, plan->classes[i].ranges[j].out, &none),
+					&unknown);
 	for (i = c->words.norder; i-- > 0;) {
 		struct cbpf_word_node *w = c->words.order[i];
 		struct cbpf_word_regs s = w->in;
