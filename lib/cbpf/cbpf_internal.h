@@ -184,6 +184,30 @@ bool cbpf_cond_holds_for(const struct cbpf_cond *c, uint64_t a, uint64_t b);
 bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo,
 		   uint32_t hi, struct cbpf_nr_split *sp);
 
+/* ---- postorder walks of the back end's DAGs (dag.c) ---- */
+
+/* Nodes in postorder: every node after the nodes it reaches. */
+struct cbpf_postorder {
+	void **v;
+	uint32_t n, cap;
+};
+
+struct cbpf_dag_ops {
+	/* Child i (0, then 1) of node, NULL when it has no such child;
+	 * called once per (node, i). */
+	void *(*child)(void *node, unsigned i, void *ctx);
+	/* Marks node seen; false when it was seen already. */
+	bool (*first_visit)(void *node, void *ctx);
+	/* Optional: node's children are all in the order, node is next. */
+	void (*done)(void *node, void *ctx);
+};
+
+/* Appends to o, in postorder, the nodes reachable from root that
+ * first_visit() has not seen. 0 or -ENOMEM. */
+int cbpf_postorder_add(struct cbpf_postorder *o, void *root, const struct cbpf_dag_ops *ops,
+		       void *ctx);
+void cbpf_postorder_free(struct cbpf_postorder *o);
+
 /* ---- the label assembler (asm.c) ---- */
 
 #define CBPF_ASM_NO_LABEL UINT32_MAX
@@ -320,8 +344,7 @@ struct cbpf_words {
 	uint32_t mark, umark;
 	bool knowledge;		/* use what paths proved (off: over budget) */
 	bool over, oom;
-	struct cbpf_word_node **order;	/* word tests, parents first */
-	uint32_t norder, ordcap;
+	struct cbpf_postorder order;	/* word tests, parents last */
 };
 
 struct cbpf_layout;
@@ -357,8 +380,7 @@ int cbpf_guard_emit_targets(struct cbpf_asm *m, const struct cbpf_guard_target *
 struct cbpf_layout {
 	struct cbpf_asm m;
 	struct cbpf_plan *plan;
-	struct cbpf_rnode **order;	/* residual nodes, parents first */
-	uint32_t norder, ordcap;
+	struct cbpf_postorder order;	/* residual nodes, parents last */
 	uint32_t mark;			/* generation for rnode mark */
 	struct cbpf_words words;	/* the residuals as word tests */
 };

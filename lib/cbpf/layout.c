@@ -38,84 +38,47 @@ static bool layout_node_supported(struct cbpf_rnode *n)
 	return rc == 0;
 }
 
-static int layout_order_push(struct cbpf_layout *c, struct cbpf_rnode *n)
+static bool residual_first_visit(void *node, void *ctx)
 {
-	if (c->norder == c->ordcap) {
-		uint32_t cap = c->ordcap ? c->ordcap * 2 : 256;
-		struct cbpf_rnode **v = realloc(c->order, cap * sizeof(*v));
+	struct cbpf_layout *c = ctx;
+	struct cbpf_rnode *n = node;
 
-		if (!v)
-			return -ENOMEM;
-		c->order = v;
-		c->ordcap = cap;
-	}
-	c->order[c->norder++] = n;
-	return 0;
+	if (n->mark == c->mark)
+		return false;
+	n->mark = c->mark;
+	n->unsupported = !layout_node_supported(n);
+	return true;
 }
 
-/* Postorder DFS (explicit stack, trees can be deep); the reverse is a
- * topological order, so every jump goes forward as cBPF requires. Also
- * computes reaches_notif. */
+static void *residual_child(void *node, unsigned i, void *ctx)
+{
+	struct cbpf_rnode *n = node;
+
+	if (n->kind != CBPF_R_BRANCH || n->unsupported)
+		return NULL;
+	return i == 0 ? n->t : n->f;
+}
+
+static void residual_done(void *node, void *ctx)
+{
+	struct cbpf_rnode *n = node;
+
+	n->reaches_notif = n->kind == CBPF_R_NOTIF || n->unsupported ||
+			   (n->kind == CBPF_R_BRANCH &&
+			    (n->t->reaches_notif || n->f->reaches_notif));
+}
+
+/* The residual nodes under root into c->order, children first, deciding
+ * which are unsupported and which reach a NOTIF on the way. */
 static int layout_order_residuals(struct cbpf_layout *c, struct cbpf_rnode *root)
 {
-	struct cbpf_rnode **stack;
-	uint8_t *state;
-	uint32_t sp = 0, cap = 256;
-	int rc = 0;
+	static const struct cbpf_dag_ops ops = {
+		.child = residual_child,
+		.first_visit = residual_first_visit,
+		.done = residual_done,
+	};
 
-	if (root->mark == c->mark)
-		return 0;
-	stack = malloc(cap * sizeof(*stack));
-	state = malloc(cap);
-	if (!stack || !state) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	root->mark = c->mark;
-	root->unsupported = !layout_node_supported(root);
-	stack[sp] = root;
-	state[sp++] = 0;
-	while (sp) {
-		struct cbpf_rnode *n = stack[sp - 1];
-		struct cbpf_rnode *child = NULL;
-
-		if (n->kind == CBPF_R_BRANCH && !n->unsupported && state[sp - 1] < 2)
-			child = state[sp - 1]++ == 0 ? n->t : n->f;
-		if (!child) {
-			n->reaches_notif = n->kind == CBPF_R_NOTIF || n->unsupported ||
-					   (n->kind == CBPF_R_BRANCH &&
-					    (n->t->reaches_notif || n->f->reaches_notif));
-			rc = layout_order_push(c, n);
-			if (rc)
-				goto out;
-			sp--;
-			continue;
-		}
-		if (child->mark == c->mark)
-			continue;
-		child->mark = c->mark;
-		child->unsupported = !layout_node_supported(child);
-		if (sp == cap) {
-			struct cbpf_rnode **ns = realloc(stack, cap * 2 * sizeof(*ns));
-			uint8_t *nst;
-
-			if (ns)
-				stack = ns;
-			nst = ns ? realloc(state, cap * 2) : NULL;
-			if (!nst) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			state = nst;
-			cap *= 2;
-		}
-		stack[sp] = child;
-		state[sp++] = 0;
-	}
-out:
-	free(stack);
-	free(state);
-	return rc;
+	return cbpf_postorder_add(&c->order, root, &ops, c);
 }
 
 /* ---- dispatch ---- */
@@ -181,7 +144,7 @@ static int layout_program(struct cbpf_layout *c, bool guard, struct secbpf_err *
 	int rc;
 
 	c->mark++;
-	c->norder = 0;
+	c->order.n = 0;
 	for (i = 0; i < plan->nclasses; i++)
 		for (j = 0; j < plan->classes[i].nranges; j++) {
 			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
@@ -407,7 +370,7 @@ int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opt
 out:
 	free(insns);
 	cbpf_asm_free(&c.m);
-	free(c.order);
+	cbpf_postorder_free(&c.order);
 	cbpf_words_free(&c.words);
 	return rc;
 }

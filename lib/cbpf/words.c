@@ -18,7 +18,7 @@ void cbpf_words_free(struct cbpf_words *w)
 	arena_free(&w->arena);
 	hashtab_free(&w->nodes);
 	hashtab_free(&w->memo);
-	free(w->order);
+	cbpf_postorder_free(&w->order);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -440,73 +440,38 @@ struct cbpf_word_node *cbpf_words_lower(struct cbpf_layout *c, struct cbpf_rnode
 
 /* ---- the whole plan ---- */
 
-/* Word tests reachable from root, parents first after the reversal
- * (postorder with an explicit stack: trees can be deep). */
+static bool word_first_visit(void *node, void *ctx)
+{
+	struct cbpf_words *w = ctx;
+	struct cbpf_word_node *n = node;
+
+	if (n->mark == w->mark)
+		return false;
+	n->mark = w->mark;
+	return true;
+}
+
+/* Counts the jumps to each word test on the way. */
+static void *word_child(void *node, unsigned i, void *ctx)
+{
+	struct cbpf_word_node *n = node, *child;
+
+	if (n->kind != CBPF_W_TEST)
+		return NULL;
+	child = i == 0 ? n->t : n->f;
+	child->npred++;
+	return child;
+}
+
+/* Word tests reachable from root into w->order, children first. */
 static int words_order(struct cbpf_words *w, struct cbpf_word_node *root)
 {
-	struct cbpf_word_node **stack;
-	uint8_t *state;
-	uint32_t sp = 0, cap = 256;
-	int rc = 0;
+	static const struct cbpf_dag_ops ops = {
+		.child = word_child,
+		.first_visit = word_first_visit,
+	};
 
-	if (root->mark == w->mark)
-		return 0;
-	stack = malloc(cap * sizeof(*stack));
-	state = malloc(cap);
-	if (!stack || !state) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	root->mark = w->mark;
-	stack[sp] = root;
-	state[sp++] = 0;
-	while (sp) {
-		struct cbpf_word_node *n = stack[sp - 1], *child = NULL;
-
-		if (n->kind == CBPF_W_TEST && state[sp - 1] < 2) {
-			child = state[sp - 1]++ == 0 ? n->t : n->f;
-			child->npred++;
-		}
-		if (!child) {
-			if (w->norder == w->ordcap) {
-				uint32_t ncap = w->ordcap ? w->ordcap * 2 : 256;
-				struct cbpf_word_node **v = realloc(w->order, ncap * sizeof(*v));
-
-				if (!v) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				w->order = v;
-				w->ordcap = ncap;
-			}
-			w->order[w->norder++] = n;
-			sp--;
-			continue;
-		}
-		if (child->mark == w->mark)
-			continue;
-		child->mark = w->mark;
-		if (sp == cap) {
-			struct cbpf_word_node **ns = realloc(stack, cap * 2 * sizeof(*ns));
-			uint8_t *nst;
-
-			if (ns)
-				stack = ns;
-			nst = ns ? realloc(state, cap * 2) : NULL;
-			if (!nst) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			state = nst;
-			cap *= 2;
-		}
-		stack[sp] = child;
-		state[sp++] = 0;
-	}
-out:
-	free(stack);
-	free(state);
-	return rc;
+	return cbpf_postorder_add(&w->order, root, &ops, w);
 }
 
 /* The Bloom sets of words tested under each residual node (c->order is
@@ -515,8 +480,8 @@ static void words_bloom(struct cbpf_layout *c)
 {
 	uint32_t i;
 
-	for (i = 0; i < c->norder; i++) {
-		struct cbpf_rnode *n = c->order[i];
+	for (i = 0; i < c->order.n; i++) {
+		struct cbpf_rnode *n = c->order.v[i];
 
 		n->tested_words = 0;
 		if (n->kind != CBPF_R_BRANCH || n->unsupported)
@@ -541,7 +506,7 @@ int cbpf_words_lower_plan(struct cbpf_layout *c)
 
 		cbpf_words_free(&c->words);
 		c->words.knowledge = pass == 0;
-		c->words.budget = pass == 0 ? 2 * c->norder + 4096 : UINT32_MAX;
+		c->words.budget = pass == 0 ? 2 * c->order.n + 4096 : UINT32_MAX;
 		c->words.mark = 1;
 		for (i = 0; i < plan->nclasses && !over; i++)
 			for (j = 0; j < plan->classes[i].nranges && !over; j++) {
@@ -562,8 +527,11 @@ int cbpf_words_lower_plan(struct cbpf_layout *c)
 		if (!over)
 			break;
 	}
-	for (i = 0; i < c->words.norder; i++)
-		c->words.order[i]->label = cbpf_asm_label(&c->m);
+	for (i = 0; i < c->words.order.n; i++) {
+		struct cbpf_word_node *w = c->words.order.v[i];
+
+		w->label = cbpf_asm_label(&c->m);
+	}
 	for (i = 0; i < plan->nclasses; i++)
 		for (j = 0; j < plan->classes[i].nranges; j++) {
 			struct cbpf_rnode *n = plan->classes[i].ranges[j].out;

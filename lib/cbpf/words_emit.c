@@ -244,8 +244,8 @@ int cbpf_words_emit(struct cbpf_layout *c)
 				regs_flow_into(
 					cbpf_words_lower(c, plan->classes[i].ranges[j].out, &none),
 					&unknown);
-	for (i = c->words.norder; i-- > 0;) {
-		struct cbpf_word_node *w = c->words.order[i];
+	for (i = c->words.order.n; i-- > 0;) {
+		struct cbpf_word_node *w = c->words.order.v[i];
 		struct cbpf_word_regs s = w->in;
 		unsigned k;
 
