@@ -38,6 +38,23 @@ static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 	return 0;
 }
 
+/* X = half(x) (through M[sp]), then A = half(a) (temporaries from
+ * M[sp + 1]): the two operands of an ALU or jump on X. */
+static int lower_x_then_a(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *x,
+			  const struct cbpf_expr *a, unsigned sp)
+{
+	int rc = half(m, x, sp);
+
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp);
+	if (!rc)
+		rc = half(m, a, sp + 1);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	return 0;
+}
+
 /* A = half(a) op half(b), op a cBPF ALU op without carries. */
 static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half,
 			const struct cbpf_expr *a, const struct cbpf_expr *b, unsigned sp)
@@ -53,14 +70,9 @@ static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half
 							 : (uint32_t)(b->imm >> 32));
 		return 0;
 	}
-	rc = half(m, b, sp);
-	if (!rc)
-		rc = cbpf_lower_store_temp(m, sp);
-	if (!rc)
-		rc = half(m, a, sp + 1);
+	rc = lower_x_then_a(m, half, b, a, sp);
 	if (rc)
 		return rc;
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
 	cbpf_asm_stmt(m, BPF_ALU | op | BPF_X, 0);
 	return 0;
 }
@@ -159,43 +171,40 @@ static int lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned 
 	return 0;
 }
 
+/* A = 0 if the jump code/k (on A and K or X) is taken, else 1. */
+static void lower_bool_unless(struct cbpf_asm *m, uint16_t code, uint32_t k)
+{
+	uint32_t one = cbpf_asm_label(m), zero = cbpf_asm_label(m), done = cbpf_asm_label(m);
+
+	cbpf_asm_jump(m, code, k, zero, one);
+	cbpf_asm_place(m, one);
+	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 1);
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, zero);
+	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+	cbpf_asm_place(m, done);
+}
+
 /* A = carry (ADD: lo(a) + lo(b) overflows) or borrow (SUB: lo(a) < lo(b)),
  * then M[sp] = it. */
 static int lower_add_carry(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
 {
-	uint32_t yes = cbpf_asm_label(m), no = cbpf_asm_label(m), st = cbpf_asm_label(m);
 	int rc;
 
 	if (e->op == BPF_ADD) {
 		/* sum = lo(a) + lo(b) wraps iff sum < lo(a) */
-		rc = cbpf_lower_lo_word(m, e->a, sp);
-		if (!rc)
-			rc = cbpf_lower_store_temp(m, sp);
-		if (!rc)
-			rc = cbpf_lower_lo_word(m, e->b, sp + 1);
+		rc = lower_x_then_a(m, cbpf_lower_lo_word, e->a, e->b, sp);
 		if (rc)
 			return rc;
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
 		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
 	} else {
-		rc = cbpf_lower_lo_word(m, e->b, sp);
-		if (!rc)
-			rc = cbpf_lower_store_temp(m, sp);
-		if (!rc)
-			rc = cbpf_lower_lo_word(m, e->a, sp + 1);
+		rc = lower_x_then_a(m, cbpf_lower_lo_word, e->b, e->a, sp);
 		if (rc)
 			return rc;
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
 	}
 	/* ADD: A = sum, X = lo(a): no carry iff A >= X.
 	 * SUB: A = lo(a), X = lo(b): no borrow iff A >= X. */
-	cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_X, 0, no, yes);
-	cbpf_asm_place(m, yes);
-	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 1);
-	cbpf_asm_ja(m, st);
-	cbpf_asm_place(m, no);
-	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-	cbpf_asm_place(m, st);
+	lower_bool_unless(m, BPF_JMP | BPF_JGE | BPF_X, 0);
 	return cbpf_lower_store_temp(m, sp);
 }
 
@@ -335,19 +344,11 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		rc = cbpf_lower_lo_word(m, e, sp);
 		return rc ? rc : lower_arsh(m, 31, sp);
 	case CBPF_X_NEG: {
-		uint32_t zero = cbpf_asm_label(m), nz = cbpf_asm_label(m), st = cbpf_asm_label(m);
-
 		/* hi(-a) = -hi(a) - (lo(a) != 0) */
 		rc = cbpf_lower_lo_word(m, e->a, sp);
 		if (rc)
 			return rc;
-		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nz);
-		cbpf_asm_place(m, nz);
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 1);
-		cbpf_asm_ja(m, st);
-		cbpf_asm_place(m, zero);
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-		cbpf_asm_place(m, st);
+		lower_bool_unless(m, BPF_JMP | BPF_JEQ | BPF_K, 0);
 		rc = cbpf_lower_store_temp(m, sp);
 		if (!rc)
 			rc = cbpf_lower_hi_word(m, e->a, sp + 1);
