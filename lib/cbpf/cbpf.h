@@ -44,24 +44,14 @@ struct cbpf_compile_opts {
  * folded as constants) into a seccomp cBPF filter that returns, for every
  * seccomp_data, the program's value, or SECCOMP_RET_USER_NOTIF where the
  * program needs state or the cell did not fit. The result always passes
- * cbpf_check(). Returns 0 or a negative errno with err set.
+ * cbpf_check(). Returns 0 or a negative errno with err set (-E2BIG: it
+ * does not fit in CBPF_MAX_INSNS, or the listener guard cannot hold every
+ * arch's seccomp()).
  */
 int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 		 const struct cbpf_compile_opts *opts, struct cbpf_prog *out,
 		 struct secbpf_err *err);
 void cbpf_prog_free(struct cbpf_prog *p);
-
-/*
- * Where the listener guard looks (docs/design.md §1): the seccomp() syscall on
- * every arch libseccomp knows, as (AUDIT_ARCH, nr) pairs, x32's under
- * AUDIT_ARCH_X86_64 with bit 30 in nr, without repeats. Writes at most max
- * pairs to out and returns their number.
- */
-struct cbpf_guard_target {
-	uint32_t arch;
-	uint32_t nr;
-};
-size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max);
 
 /*
  * The listener guard alone, for a filter built outside the compiler (the

@@ -361,6 +361,18 @@ void cbpf_words_free(struct cbpf_words *w);
 
 /* ---- the listener guard (guard.c) ---- */
 
+/*
+ * Where the listener guard looks (docs/design.md §1): the seccomp() syscall on
+ * every arch libseccomp knows, as (AUDIT_ARCH, nr) pairs, x32's under
+ * AUDIT_ARCH_X86_64 with bit 30 in nr, without repeats. Writes at most max
+ * pairs to out and returns their number.
+ */
+struct cbpf_guard_target {
+	uint32_t arch;
+	uint32_t nr;
+};
+size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max);
+
 /* The guard's shape: an arch test per arch, then up to CBPF_GUARD_MAX_NRS
  * numbers each (x86_64 has two: its own and x32's). */
 #define CBPF_GUARD_MAX_TARGETS 64
