@@ -165,62 +165,10 @@ static struct filter libseccomp_filter(const char *name, int optimize)
 	return f;
 }
 
-/*
- * The kernel's seccomp_is_const_allow(): emulate the filter for nr on the
- * native arch with only the instructions the kernel can emulate; true if it
- * reaches RET ALLOW without reading anything but nr and arch.
- */
+/* The kernel's seccomp_is_const_allow() for nr on the native arch. */
 static int const_allow(const struct filter *f, uint32_t nr)
 {
-	uint32_t a = 0;
-	size_t pc;
-
-	for (pc = 0; pc < f->len; pc++) {
-		const struct sock_filter *i = &f->insns[pc];
-		int taken;
-
-		switch (i->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			if (i->k == offsetof(struct seccomp_data, nr))
-				a = nr;
-			else if (i->k == offsetof(struct seccomp_data, arch))
-				a = AUDIT_ARCH_X86_64;
-			else
-				return 0;
-			break;
-		case BPF_RET | BPF_K:
-			return i->k == SECCOMP_RET_ALLOW;
-		case BPF_JMP | BPF_JA:
-			pc += i->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-		case BPF_JMP | BPF_JGE | BPF_K:
-		case BPF_JMP | BPF_JGT | BPF_K:
-		case BPF_JMP | BPF_JSET | BPF_K:
-			switch (BPF_OP(i->code)) {
-			case BPF_JEQ:
-				taken = a == i->k;
-				break;
-			case BPF_JGE:
-				taken = a >= i->k;
-				break;
-			case BPF_JGT:
-				taken = a > i->k;
-				break;
-			default:
-				taken = (a & i->k) != 0;
-				break;
-			}
-			pc += taken ? i->jt : i->jf;
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= i->k;
-			break;
-		default:
-			return 0;
-		}
-	}
-	return 0;
+	return cbpf_sim_const_allow(f->insns, f->len, AUDIT_ARCH_X86_64, nr);
 }
 
 static unsigned cached_count(const struct filter *f)
@@ -233,113 +181,13 @@ static unsigned cached_count(const struct filter *f)
 	return n;
 }
 
-/*
- * How many instructions the kernel executes for sd: the filter run as in
- * cbpf_sim_run(), counting steps (for the table; the decisions themselves
- * come from cbpf_sim_run). Handles the instructions seccomp accepts.
- */
+/* How many instructions the kernel executes for sd (cbpf_sim_exec()). */
 static unsigned path_length(const struct filter *f, const struct seccomp_data *sd)
 {
-	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-	unsigned steps = 0;
-	size_t pc = 0;
+	struct cbpf_sim_state st;
 
-	while (pc < f->len) {
-		const struct sock_filter *i = &f->insns[pc++];
-		uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
-		int taken;
-
-		steps++;
-		switch (BPF_CLASS(i->code)) {
-		case BPF_LD:
-			if (BPF_MODE(i->code) == BPF_ABS)
-				memcpy(&a, (const char *)sd + i->k, 4);
-			else if (BPF_MODE(i->code) == BPF_IMM)
-				a = i->k;
-			else if (BPF_MODE(i->code) == BPF_MEM)
-				a = mem[i->k];
-			else
-				a = sizeof(*sd); /* BPF_LEN */
-			break;
-		case BPF_LDX:
-			x = BPF_MODE(i->code) == BPF_MEM   ? mem[i->k]
-			    : BPF_MODE(i->code) == BPF_IMM ? i->k
-							   : sizeof(*sd);
-			break;
-		case BPF_ST:
-			mem[i->k] = a;
-			break;
-		case BPF_STX:
-			mem[i->k] = x;
-			break;
-		case BPF_ALU:
-			switch (BPF_OP(i->code)) {
-			case BPF_ADD:
-				a += src;
-				break;
-			case BPF_SUB:
-				a -= src;
-				break;
-			case BPF_MUL:
-				a *= src;
-				break;
-			case BPF_DIV:
-				if (!src)
-					return steps;
-				a /= src;
-				break;
-			case BPF_AND:
-				a &= src;
-				break;
-			case BPF_OR:
-				a |= src;
-				break;
-			case BPF_XOR:
-				a ^= src;
-				break;
-			case BPF_LSH:
-				a = src < 32 ? a << src : 0;
-				break;
-			case BPF_RSH:
-				a = src < 32 ? a >> src : 0;
-				break;
-			case BPF_NEG:
-				a = -a;
-				break;
-			}
-			break;
-		case BPF_JMP:
-			if (BPF_OP(i->code) == BPF_JA) {
-				pc += i->k;
-				break;
-			}
-			switch (BPF_OP(i->code)) {
-			case BPF_JEQ:
-				taken = a == src;
-				break;
-			case BPF_JGT:
-				taken = a > src;
-				break;
-			case BPF_JGE:
-				taken = a >= src;
-				break;
-			default:
-				taken = (a & src) != 0;
-				break;
-			}
-			pc += taken ? i->jt : i->jf;
-			break;
-		case BPF_RET:
-			return steps;
-		case BPF_MISC:
-			if (BPF_MISCOP(i->code) == BPF_TAX)
-				x = a;
-			else
-				a = x;
-			break;
-		}
-	}
-	return steps;
+	cbpf_sim_exec(f->insns, f->len, sd, &st);
+	return st.steps;
 }
 
 /* --- Equivalence by simulation ------------------------------------------ */

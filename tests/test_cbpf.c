@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for lib/cbpf*.c: the kernel's acceptance rules, the simulator, and
+ * Tests for lib/cbpf/: the kernel's acceptance rules, the simulator, and
  * the compiler, checked differentially against the interpreter on the seed
  * sample, the filters in tests/cbpf/ and randomly generated programs.
  */
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cbpf/cbpf.h"
+#include "cbpf/cbpf_internal.h"
 #include "object/object.h"
 #include "vm/runtime.h"
 #include "cbpf/diff.h"
@@ -190,6 +191,60 @@ Test(cbpf_sim, unsigned_compares_and_fresh_memory)
 	cr_expect_eq(sim(f, 5, &sd), 0xffffffff);
 }
 
+/* cbpf_sim_exec(): the state a run leaves, for the tests and benchmarks
+ * that pin path lengths and loads. */
+Test(cbpf_sim, exec_reports_steps_registers_memory_and_loads)
+{
+	struct seccomp_data sd = { .nr = 3, .arch = AUDIT_ARCH_X86_64, .args = { 5 } };
+	struct sock_filter f[] = {
+		LD_ABS(0),
+		BPF_STMT(BPF_ST, 2),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 2),
+		LD_ABS(16),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		LD_ABS(16),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct cbpf_sim_state st;
+
+	cr_assert_eq(check(f, 7), 0);
+	cr_expect_eq(cbpf_sim_exec(f, 7, &sd, &st), 5);
+	cr_expect_eq(st.steps, 7);
+	cr_expect_eq(st.a, 5);
+	cr_expect_eq(st.x, 5);
+	cr_expect_eq(st.mem[2], 3);
+	cr_expect_eq(st.mem[0], 0);
+	cr_expect_eq(st.loads[0], 1);
+	cr_expect_eq(st.loads[16 / 4], 2);
+	cr_expect_eq(st.loads[4 / 4], 0);
+	sd.nr = 4;		/* the jump skips two: five steps */
+	cr_expect_eq(cbpf_sim_exec(f, 7, &sd, &st), 5);
+	cr_expect_eq(st.steps, 5);
+	cr_expect_eq(st.x, 0);
+	cr_expect_eq(cbpf_sim_exec(f, 7, &sd, NULL), cbpf_sim_run(f, 7, &sd));
+}
+
+/* The kernel's action-cache emulation: nr and arch only, K operands only. */
+Test(cbpf_sim, const_allow_follows_only_what_the_kernel_emulates)
+{
+	struct sock_filter f[] = {
+		LD_ABS(4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+		LD_ABS(0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 10, 0, 1),
+		LD_ABS(16),
+		RET(SECCOMP_RET_ALLOW),
+		RET(SECCOMP_RET_ALLOW),
+	};
+
+	cr_assert_eq(check(f, 7), 0);
+	cr_expect(cbpf_sim_const_allow(f, 7, AUDIT_ARCH_X86_64, 3));	/* nr < 10 */
+	cr_expect_not(cbpf_sim_const_allow(f, 7, AUDIT_ARCH_X86_64, 10));	/* reads args */
+	cr_expect(cbpf_sim_const_allow(f, 7, AUDIT_ARCH_I386, 10));
+	f[6] = (struct sock_filter)RET(SECCOMP_RET_ERRNO | 1);
+	cr_expect_not(cbpf_sim_const_allow(f, 7, AUDIT_ARCH_I386, 10));
+}
+
 Test(cbpf_disasm, readable)
 {
 	struct sock_filter f[] = {
@@ -326,7 +381,7 @@ static void assert_cache_proves_allow(struct compiled *c, uint32_t arch, int exc
 			if (want != SECCOMP_RET_ALLOW)
 				always = false;
 		}
-		cr_expect_eq(diff_const_allow(c->cp.insns, c->cp.len, arch, nr), always,
+		cr_expect_eq(cbpf_sim_const_allow(c->cp.insns, c->cp.len, arch, nr), always,
 			     "%s: arch 0x%x nr %u: cache %s", c->prog->name, arch, nr,
 			     always ? "cannot prove ALLOW" : "proves ALLOW wrongly");
 	}
@@ -401,6 +456,73 @@ Test(cbpf_compile, seed_sample_with_listener_guard)
 	/* seccomp() itself reads args in the guard: not cacheable, by design */
 	assert_cache_proves_allow(&c, AUDIT_ARCH_X86_64, 317);
 	release(&c);
+}
+
+/* ---- the listener guard (lib/cbpf/guard.c) ---- */
+
+/* The guard alone, then RET ALLOW: what the supervisor builds on. */
+Test(cbpf_guard, build_denies_a_listener_on_every_target_and_falls_through_otherwise)
+{
+	struct cbpf_guard_target t[CBPF_GUARD_MAX_TARGETS];
+	struct secbpf_err err = { { 0 } };
+	struct sock_filter *g, *f;
+	size_t len, nt = cbpf_guard_targets(t, CBPF_GUARD_MAX_TARGETS), i;
+
+	cr_assert_gt(nt, 2);
+	cr_assert_eq(cbpf_guard_build(&g, &len, &err), 0, "%s", err.msg);
+	f = calloc(len + 1, sizeof(*f));
+	cr_assert_not_null(f);
+	memcpy(f, g, len * sizeof(*f));
+	f[len] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+	cr_assert_eq(check(f, len + 1), 0);
+	for (i = 0; i < nt; i++) {
+		struct seccomp_data sd = { .nr = (int)t[i].nr, .arch = t[i].arch,
+					   .args = { SECCOMP_SET_MODE_FILTER,
+						     SECCOMP_FILTER_FLAG_NEW_LISTENER } };
+
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ERRNO | EPERM, "target %zu", i);
+		sd.args[1] = 0;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+		sd.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		sd.args[0] = SECCOMP_SET_MODE_STRICT;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+		sd.args[0] = SECCOMP_SET_MODE_FILTER;
+		sd.nr++;
+		cr_expect_eq(sim(f, len + 1, &sd), SECCOMP_RET_ALLOW, "target %zu", i);
+	}
+	free(f);
+	free(g);
+}
+
+static int guard_for(const struct cbpf_guard_target *t, size_t nt, struct secbpf_err *err)
+{
+	struct cbpf_asm m = { 0 };
+	uint32_t pass = cbpf_asm_label(&m);
+	int rc = cbpf_guard_emit_targets(&m, t, nt, pass, err);
+
+	cbpf_asm_free(&m);
+	return rc;
+}
+
+/* A target list the guard cannot hold is an error, never a guard that
+ * silently misses a target. */
+Test(cbpf_guard, overflow_is_an_error_not_a_truncation)
+{
+	struct cbpf_guard_target t[CBPF_GUARD_MAX_ARCHES + 1];
+	struct secbpf_err err = { { 0 } };
+	uint32_t i;
+
+	for (i = 0; i <= CBPF_GUARD_MAX_ARCHES; i++)
+		t[i] = (struct cbpf_guard_target){ .arch = 0x40000000 + i, .nr = 7 };
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_ARCHES, &err), 0);
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_ARCHES + 1, &err), -E2BIG);
+	cr_expect(strstr(err.msg, "listener guard") != NULL, "%s", err.msg);
+	for (i = 0; i <= CBPF_GUARD_MAX_NRS; i++)
+		t[i] = (struct cbpf_guard_target){ .arch = AUDIT_ARCH_X86_64, .nr = 300 + i };
+	memset(&err, 0, sizeof(err));
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_NRS, &err), 0);
+	cr_expect_eq(guard_for(t, CBPF_GUARD_MAX_NRS + 1, &err), -E2BIG);
+	cr_expect(strstr(err.msg, "listener guard") != NULL, "%s", err.msg);
 }
 
 /* cache: the program's ALLOWs do not hide rare argument conditions, so
@@ -484,7 +606,7 @@ Test(cbpf_compile, helper_and_globals_need_the_supervisor)
 
 		cr_expect_eq(cbpf_sim_run(c.cp.insns, c.cp.len, &sd), want, "nr %u", nr);
 		if (want == SECCOMP_RET_ALLOW)
-			cr_expect(diff_const_allow(c.cp.insns, c.cp.len, AUDIT_ARCH_X86_64, nr),
+			cr_expect(cbpf_sim_const_allow(c.cp.insns, c.cp.len, AUDIT_ARCH_X86_64, nr),
 				  "nr %u", nr);
 	}
 	cbpf_prog_free(&c.cp);
@@ -564,7 +686,7 @@ Test(cbpf_compile, infinite_loop_is_supervised)
 	cr_expect_eq(cbpf_sim_run(cp.insns, cp.len, &sd), SECCOMP_RET_USER_NOTIF);
 	sd.nr = 8;
 	cr_expect_eq(cbpf_sim_run(cp.insns, cp.len, &sd), 0);
-	cr_expect(diff_const_allow(cp.insns, cp.len, 0, 8) == false);
+	cr_expect(cbpf_sim_const_allow(cp.insns, cp.len, 0, 8) == false);
 	cbpf_prog_free(&cp);
 }
 
@@ -649,49 +771,20 @@ static uint32_t steps(const struct compiled *c, int nr, uint64_t a0, uint64_t a1
 		      uint32_t *action)
 {
 	struct seccomp_data sd = { .nr = nr, .arch = AUDIT_ARCH_X86_64, .args = { a0, a1, a2 } };
-	uint32_t n;
+	struct cbpf_sim_state st;
 
-	*action = diff_sim_count(c->cp.insns, c->cp.len, &sd, &n);
-	return n;
+	*action = cbpf_sim_exec(c->cp.insns, c->cp.len, &sd, &st);
+	return st.steps;
 }
 
 /* How many times the filter loads the word at offset off for this input. */
 static uint32_t loads_of(const struct compiled *c, int nr, uint64_t a0, uint32_t off)
 {
 	struct seccomp_data sd = { .nr = nr, .arch = AUDIT_ARCH_X86_64, .args = { a0 } };
-	uint32_t pc = 0, a = 0, n = 0, v;
+	struct cbpf_sim_state st;
 
-	/* the residual code of these filters is loads and K compares only */
-	while (pc < c->cp.len) {
-		const struct sock_filter *in = &c->cp.insns[pc++];
-
-		switch (in->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			n += in->k == off;
-			memcpy(&a, (const uint8_t *)&sd + in->k, sizeof(a));
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= in->k;
-			break;
-		case BPF_JMP | BPF_JA:
-			pc += in->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-		case BPF_JMP | BPF_JGT | BPF_K:
-		case BPF_JMP | BPF_JGE | BPF_K:
-		case BPF_JMP | BPF_JSET | BPF_K:
-			v = BPF_OP(in->code) == BPF_JEQ ? a == in->k :
-			    BPF_OP(in->code) == BPF_JGT ? a > in->k :
-			    BPF_OP(in->code) == BPF_JGE ? a >= in->k : (a & in->k) != 0;
-			pc += v ? in->jt : in->jf;
-			break;
-		case BPF_RET | BPF_K:
-			return n;
-		default:
-			cr_assert_fail("unexpected insn 0x%x at %u", in->code, pc - 1);
-		}
-	}
-	return n;
+	cbpf_sim_exec(c->cp.insns, c->cp.len, &sd, &st);
+	return st.loads[off / 4];
 }
 
 /*

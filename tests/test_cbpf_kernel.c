@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cbpf/cbpf.h"
+#include "cbpf/cbpf_internal.h" /* cbpf_guard_targets: where the guard looks */
 #include "object/object.h"
 #include "vm/runtime.h"
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Classic BPF for seccomp: the eBPF-to-cBPF compiler (cbpf.c), a checker
- * with the kernel's rules for seccomp filters (cbpf_check.c), a simulator
- * that runs a filter on a seccomp_data exactly as the kernel would
- * (cbpf_sim.c) and a disassembler (cbpf_disasm.c).
+ * Classic BPF for seccomp, for callers outside lib/cbpf: the eBPF-to-cBPF
+ * compiler (explore.c, layout.c and the files cbpf_internal.h lists), the
+ * listener guard (guard.c), a checker with the kernel's rules for seccomp
+ * filters (cbpf_check.c), a simulator that runs a filter on a seccomp_data
+ * exactly as the kernel would (cbpf_sim.c) and a disassembler
+ * (cbpf_disasm.c).
  */
 #ifndef SECBPF_CBPF_H
 #define SECBPF_CBPF_H
@@ -42,7 +44,9 @@ struct cbpf_compile_opts {
  * folded as constants) into a seccomp cBPF filter that returns, for every
  * seccomp_data, the program's value, or SECCOMP_RET_USER_NOTIF where the
  * program needs state or the cell did not fit. The result always passes
- * cbpf_check(). Returns 0 or a negative errno with err set.
+ * cbpf_check(). Returns 0 or a negative errno with err set (-E2BIG: it
+ * does not fit in CBPF_MAX_INSNS, or the listener guard cannot hold every
+ * arch's seccomp()).
  */
 int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 		 const struct cbpf_compile_opts *opts, struct cbpf_prog *out,
@@ -50,16 +54,13 @@ int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 void cbpf_prog_free(struct cbpf_prog *p);
 
 /*
- * Where the listener guard looks (docs/design.md §1): the seccomp() syscall on
- * every arch libseccomp knows, as (AUDIT_ARCH, nr) pairs, x32's under
- * AUDIT_ARCH_X86_64 with bit 30 in nr, without repeats. Writes at most max
- * pairs to out and returns their number.
+ * The listener guard alone, for a filter built outside the compiler (the
+ * supervisor's combined listener filter): a syscall it does not deny
+ * falls through past its last instruction, to what the caller puts after
+ * it. *out is malloc'ed. Returns 0, or -E2BIG (the targets do not fit the
+ * guard) or -ENOMEM with err set.
  */
-struct cbpf_guard_target {
-	uint32_t arch;
-	uint32_t nr;
-};
-size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max);
+int cbpf_guard_build(struct sock_filter **out, size_t *len, struct secbpf_err *err);
 
 /*
  * The kernel's acceptance rules for a seccomp cBPF filter (sk_chk_filter
@@ -77,105 +78,30 @@ int cbpf_check(const struct sock_filter *insns, size_t len, struct secbpf_err *e
  */
 uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd);
 
+/* What a run leaves: A, X and M[] when it ended, the instructions it
+ * executed (the RET included: the path length the kernel runs) and how
+ * often it loaded each 32-bit word of seccomp_data (LD or LDX W ABS). */
+struct cbpf_sim_state {
+	uint32_t a, x;
+	uint32_t mem[BPF_MEMWORDS];
+	uint32_t steps;
+	uint32_t loads[sizeof(struct seccomp_data) / 4];	/* by offset / 4 */
+};
+
+/* cbpf_sim_run() that also fills *st (st may be NULL). */
+uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd,
+		       struct cbpf_sim_state *st);
+
+/*
+ * The kernel's seccomp_is_const_allow() (kernel/seccomp.c): true iff the
+ * filter, run with only nr and arch known and the instructions the kernel
+ * emulates, provably returns exactly SECCOMP_RET_ALLOW for (arch, nr)
+ * whatever the arguments: the kernel's action cache then skips the filter.
+ */
+bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t arch, uint32_t nr);
+
 /* One instruction in readable form (like libseccomp's scmp_bpf_disasm). */
 void cbpf_disasm_insn(const struct sock_filter *insns, size_t len, size_t idx, char *buf,
 		      size_t buflen);
-
-/*
- * The second half of this header is internal to lib/cbpf*.c: the symbolic
- * expressions and residual decision trees the front end (cbpf.c) builds and
- * the back end (cbpf_emit.c) lays out as cBPF.
- */
-
-/* What an expression reads from seccomp_data. */
-enum cbpf_dep {
-	CBPF_DEP_NR = 1 << 0,
-	CBPF_DEP_ARCH = 1 << 1,
-	CBPF_DEP_DATA = 1 << 2,		/* instruction_pointer or args */
-};
-
-enum cbpf_expr_kind {
-	CBPF_X_CONST,		/* imm */
-	CBPF_X_FIELD,		/* imm = offset, width bits, zero-extended */
-	CBPF_X_ALU,		/* op(a, b): BPF_ADD ... BPF_ARSH, 32- or 64-bit */
-	CBPF_X_NEG,		/* -a */
-	CBPF_X_TRUNC,		/* a & ((1 << width) - 1) */
-	CBPF_X_SEXT,		/* the low width bits of a, sign-extended */
-	CBPF_X_BSWAP,		/* byte swap of the low width bits of a */
-};
-
-/*
- * A pure function of seccomp_data, hash-consed: two equal expressions are
- * the same pointer. is32 results are zero-extended from 32 bits, exactly
- * as eBPF's 32-bit ALU defines them.
- */
-struct cbpf_expr {
-	struct cbpf_expr *hnext;
-	const struct cbpf_expr *a, *b;
-	uint64_t imm;
-	uint32_t hash;
-	uint32_t size;		/* tree size, saturating: bounds every recursion */
-	uint8_t kind;
-	uint8_t op;		/* CBPF_X_ALU: BPF_OP() of the instruction */
-	uint8_t width;		/* CBPF_X_FIELD, _TRUNC, _SEXT, _BSWAP: bits */
-	uint8_t deps;		/* enum cbpf_dep */
-	bool is32;
-	bool sgn;		/* CBPF_X_ALU DIV/MOD: signed (cpu v4) */
-	bool hi_zero;		/* < 2^32 for every input */
-};
-
-uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd);
-
-/* Normalized conditions: JNE/JLT/JLE and friends become these, negated. */
-enum cbpf_cond_op { CBPF_C_EQ, CBPF_C_GT, CBPF_C_GE, CBPF_C_SET };
-
-enum cbpf_rnode_kind {
-	CBPF_R_RET,		/* return the low 32 bits of ret */
-	CBPF_R_NOTIF,		/* SECCOMP_RET_USER_NOTIF: the supervisor decides */
-	CBPF_R_BRANCH,		/* if (a op b) t else f */
-};
-
-/* A node of a residual decision tree; hash-consed like expressions. The
- * em_* fields belong to the back end. */
-struct cbpf_rnode {
-	struct cbpf_rnode *hnext;
-	uint32_t hash;
-	uint8_t kind;
-	uint8_t op;		/* enum cbpf_cond_op */
-	bool sgn, is32;
-	const struct cbpf_expr *a, *b, *ret;
-	struct cbpf_rnode *t, *f;
-	/* back end scratch */
-	uint32_t em_label;
-	uint32_t em_size;
-	uint32_t em_mark;
-	bool em_unsupported;
-	bool em_notif;		/* a NOTIF is reachable from here */
-	uint64_t em_words;	/* a Bloom set of the words tested under here */
-};
-
-/* One merged range of nr for one arch class and its outcome. */
-struct cbpf_range {
-	uint32_t lo, hi;
-	struct cbpf_rnode *out;
-};
-
-struct cbpf_arch_class {
-	bool other;		/* every arch not listed explicitly */
-	uint32_t arch;
-	struct cbpf_range *ranges;	/* sorted, covering 0..UINT32_MAX */
-	uint32_t nranges;
-};
-
-struct cbpf_plan {
-	struct cbpf_arch_class *classes;	/* explicit ones, then "other" */
-	uint32_t nclasses;
-	struct cbpf_rnode *notif;		/* the shared NOTIF leaf */
-};
-
-/* Lay plan out as a checked seccomp filter (cbpf_emit.c). May replace
- * outcomes in plan by plan->notif to fit in CBPF_MAX_INSNS. */
-int cbpf_emit_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
-		   struct cbpf_prog *out, struct secbpf_err *err);
 
 #endif

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Runs a checked seccomp cBPF filter on one seccomp_data as the kernel does
- * (after its cBPF-to-eBPF conversion): 32-bit A and X, zeroed M[], a division
- * by zero ends the filter with 0, variable shifts use the count mod 32.
+ * The one cBPF simulator: runs a checked seccomp cBPF filter on one
+ * seccomp_data as the kernel does (after its cBPF-to-eBPF conversion):
+ * 32-bit A and X, zeroed M[], a division by zero ends the filter with 0,
+ * variable shifts use the count mod 32. Also the kernel's action-cache
+ * emulation (seccomp_is_const_allow()).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "cbpf/cbpf.h"
@@ -58,15 +61,24 @@ static bool cbpf_sim_cond(uint16_t code, uint32_t a, uint32_t src)
 	return false;
 }
 
-uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd)
+uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd,
+		       struct cbpf_sim_state *st)
 {
-	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+	struct cbpf_sim_state local;
+	uint32_t *a, *x, *mem;
 	size_t pc = 0;
 
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	a = &st->a;
+	x = &st->x;
+	mem = st->mem;
 	while (pc < len) {
 		const struct sock_filter *in = &insns[pc++];
-		uint32_t src = BPF_SRC(in->code) == BPF_X ? x : in->k;
+		uint32_t src = BPF_SRC(in->code) == BPF_X ? *x : in->k;
 
+		st->steps++;
 		switch (BPF_CLASS(in->code)) {
 		case BPF_LD:
 		case BPF_LDX: {
@@ -78,6 +90,7 @@ uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct 
 				if (in->k > sizeof(*sd) - 4)
 					return 0;
 				v = cbpf_sim_word(sd, in->k);
+				st->loads[in->k / 4]++;
 				break;
 			case BPF_LEN: v = sizeof(*sd); break;
 			case BPF_IMM: v = in->k; break;
@@ -85,37 +98,80 @@ uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct 
 			default: return 0;
 			}
 			if (BPF_CLASS(in->code) == BPF_LD)
-				a = v;
+				*a = v;
 			else
-				x = v;
+				*x = v;
 			break;
 		}
 		case BPF_ST:
-			mem[in->k & (BPF_MEMWORDS - 1)] = a;
+			mem[in->k & (BPF_MEMWORDS - 1)] = *a;
 			break;
 		case BPF_STX:
-			mem[in->k & (BPF_MEMWORDS - 1)] = x;
+			mem[in->k & (BPF_MEMWORDS - 1)] = *x;
 			break;
 		case BPF_ALU:
-			if (!cbpf_sim_alu(in->code, &a, src))
+			if (!cbpf_sim_alu(in->code, a, src))
 				return 0;
 			break;
 		case BPF_JMP:
 			if (BPF_OP(in->code) == BPF_JA)
 				pc += in->k;
 			else
-				pc += cbpf_sim_cond(in->code, a, src) ? in->jt : in->jf;
+				pc += cbpf_sim_cond(in->code, *a, src) ? in->jt : in->jf;
 			break;
 		case BPF_RET:
-			return BPF_RVAL(in->code) == BPF_A ? a : in->k;
+			return BPF_RVAL(in->code) == BPF_A ? *a : in->k;
 		case BPF_MISC:
 			if (BPF_MISCOP(in->code) == BPF_TAX)
-				x = a;
+				*x = *a;
 			else
-				a = x;
+				*a = *x;
 			break;
 		}
 	}
 	/* Running off the end cannot happen after cbpf_check(); kill. */
 	return 0;
+}
+
+uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd)
+{
+	return cbpf_sim_exec(insns, len, sd, NULL);
+}
+
+bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t arch, uint32_t nr)
+{
+	uint32_t a = 0;
+	size_t pc;
+
+	for (pc = 0; pc < len; pc++) {
+		const struct sock_filter *in = &insns[pc];
+
+		switch (in->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (in->k == offsetof(struct seccomp_data, nr))
+				a = nr;
+			else if (in->k == offsetof(struct seccomp_data, arch))
+				a = arch;
+			else
+				return false;
+			break;
+		case BPF_RET | BPF_K:
+			return in->k == SECCOMP_RET_ALLOW;
+		case BPF_JMP | BPF_JA:
+			pc += in->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+		case BPF_JMP | BPF_JGE | BPF_K:
+		case BPF_JMP | BPF_JGT | BPF_K:
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += cbpf_sim_cond(in->code, a, in->k) ? in->jt : in->jf;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= in->k;
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
 }

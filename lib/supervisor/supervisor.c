@@ -45,59 +45,6 @@ static struct sock_filter *kernel_part(const struct sock_filter *insns, size_t l
 	return out;
 }
 
-/* The low 32 bits of args[i]: the kernel reads seccomp()'s op and flags
- * as unsigned int. seccomp_data is in the host's byte order. */
-#define ARG_LO(i)                                                                                  \
-	(offsetof(struct seccomp_data, args[i]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0))
-
-#define GUARD_BLOCK 8	   /* instructions per (arch, nr) pair */
-#define GUARD_MAX_PAIRS 30 /* keeps every jump within 8 bits */
-
-/*
- * The listener guard of a combined listener filter (docs/design.md §1; the
- * compiler adds the same guard to a single stateful filter): deny
- * seccomp(SECCOMP_SET_MODE_FILTER, flags with NEW_LISTENER) with EPERM on
- * every arch libseccomp knows, then fall through to what follows. One
- * block per (arch, nr) pair:
- *	0: ld arch		4: ld args[0].lo
- *	1: jeq ARCH, 0, 6	5: jeq SET_MODE_FILTER, 0, 2
- *	2: ld nr		6: ld args[1].lo
- *	3: jeq NR, 0, 4		7: jset NEW_LISTENER, to deny, 0
- * then "ja 1; ret ERRNO(EPERM)". The args are loaded only for the seccomp
- * syscall, so other syscalls stay provable by the kernel's action cache.
- * Writes at most GUARD_MAX_PAIRS * GUARD_BLOCK + 2 instructions to out and
- * returns their number.
- */
-static size_t listener_guard(struct sock_filter *out)
-{
-	struct cbpf_guard_target pairs[GUARD_MAX_PAIRS];
-	size_t npairs = cbpf_guard_targets(pairs, GUARD_MAX_PAIRS), i, n = 0;
-
-	for (i = 0; i < npairs; i++) {
-		/* From insn 7 of block i to the deny RET: the blocks after
-		 * this one, then the JA. */
-		uint8_t to_deny = (uint8_t)((npairs - i - 1) * GUARD_BLOCK + 1);
-
-		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							offsetof(struct seccomp_data, arch));
-		out[n++] =
-			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i].arch, 0, 6);
-		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							offsetof(struct seccomp_data, nr));
-		out[n++] =
-			(struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pairs[i].nr, 0, 4);
-		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-		out[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							SECCOMP_SET_MODE_FILTER, 0, 2);
-		out[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
-		out[n++] = (struct sock_filter)BPF_JUMP(
-			BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, to_deny, 0);
-	}
-	out[n++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
-	out[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-	return n;
-}
-
 /*
  * The listener filter for several stateful filters: the listener guard,
  * then their programs one after the other, each RET USER_NOTIF kept, every
@@ -105,18 +52,19 @@ static size_t listener_guard(struct sock_filter *out)
  * RET ALLOW at the end. So it returns USER_NOTIF iff one of them does (or
  * EPERM for a process installing a listener). Jumps inside a piece keep
  * their targets (all relative); a RET at j of a piece of length len jumps
- * len - j - 1 forward, to the next piece. *len is 0 if it does not fit.
- * The programs are compiled without a guard of their own: their kernel
- * parts are installed before the listener, which a guard would refuse.
+ * len - j - 1 forward, to the next piece. The guard is lib/cbpf's
+ * (cbpf_guard_build(), the one the compiler emits). *len is 0 if it does
+ * not fit. The programs are compiled without a guard of their own: their
+ * kernel parts are installed before the listener, which a guard would
+ * refuse.
  */
-static struct sock_filter *listener_filter(const struct supervisor_prog *progs, size_t n,
+static struct sock_filter *listener_filter(const struct sock_filter *guard, size_t at,
+					   const struct supervisor_prog *progs, size_t n,
 					   size_t *len)
 {
-	struct sock_filter guard[GUARD_MAX_PAIRS * GUARD_BLOCK + 2];
 	struct sock_filter *out;
-	size_t total, i, j, at;
+	size_t total, i, j;
 
-	at = listener_guard(guard);
 	total = at + 1;
 	for (i = 0; i < n; i++)
 		if (progs[i].rt)
@@ -190,7 +138,8 @@ static bool guard_denies_native(const struct sock_filter *insns, size_t len)
 int supervisor_stack_build(const struct supervisor_prog *progs, size_t n,
 			   struct supervisor_stack *out, struct secbpf_err *err)
 {
-	size_t i, nstateful = 0, len;
+	struct sock_filter *guard;
+	size_t i, nstateful = 0, len, guard_len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -242,15 +191,23 @@ int supervisor_stack_build(const struct supervisor_prog *progs, size_t n,
 			goto nomem;
 		out->progs[i].filter = out->owned[i];
 	}
-	out->owned[n] = listener_filter(progs, n, &len);
+	rc = cbpf_guard_build(&guard, &guard_len, err);
+	if (rc) {
+		supervisor_stack_free(out);
+		return rc;
+	}
+	out->owned[n] = listener_filter(guard, guard_len, progs, n, &len);
 	if (!out->owned[n] && len == 0) {
 		/* Too long to concatenate (or no memory): the guard, then
 		 * notify every syscall. The supervisor still combines every
 		 * filter's action exactly; only speed is lost. */
-		out->owned[n] = calloc(GUARD_MAX_PAIRS * GUARD_BLOCK + 3, sizeof(**out->owned));
-		if (!out->owned[n])
+		out->owned[n] = calloc(guard_len + 1, sizeof(**out->owned));
+		if (!out->owned[n]) {
+			free(guard);
 			goto nomem;
-		len = listener_guard(out->owned[n]);
+		}
+		memcpy(out->owned[n], guard, guard_len * sizeof(*guard));
+		len = guard_len;
 		out->owned[n][len++] =
 			(struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 		out->listener_notifies_all = true;
@@ -260,6 +217,7 @@ int supervisor_stack_build(const struct supervisor_prog *progs, size_t n,
 		out->progs[n].filter = out->owned[n];
 		out->progs[n].len = (unsigned short)len;
 	}
+	free(guard);
 	/* What is built here must pass the kernel's rules like anything
 	 * the compiler emits. */
 	for (i = 0; i <= n; i++) {

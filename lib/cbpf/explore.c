@@ -1,0 +1,1093 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The eBPF-to-cBPF compiler, front end (docs/design.md §1): explores the relocated
+ * program with nr and arch abstract and the rest of seccomp_data symbolic,
+ * partitions the (arch, nr) domain into cells, and gives each cell an
+ * outcome: a constant, a residual decision tree on args/ip, or USER_NOTIF.
+ * layout.c lays the result out as a seccomp filter.
+ *
+ * Invariant: every outcome is exact for every seccomp_data in its cell, or
+ * USER_NOTIF (the supervisor then runs the real program). Anything the
+ * exploration cannot follow exactly ends in USER_NOTIF, never in a guess.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbpf/cbpf_internal.h"
+#include "vm/insn.h"
+
+#ifndef BPF_MEMSX
+#define BPF_MEMSX 0x80	/* cpu v4 sign-extending load; older uapi headers lack it */
+#endif
+
+/* Budgets: beyond them a cell (or the rest of the domain) is supervised. */
+#define EXPLORE_CELL_STEPS (1u << 20)	/* instructions explored per cell */
+#define EXPLORE_TOTAL_STEPS (1u << 25)	/* instructions explored in all */
+#define EXPLORE_CELL_BRANCHES 4096		/* residual branches per cell */
+#define EXPLORE_MAX_DEPTH 512		/* nested residual branches on a path */
+#define EXPLORE_MAX_CELLS 20000		/* cells explored */
+#define EXPLORE_MAX_SLOTS 96			/* tracked stack entries per state */
+#define EXPLORE_MAX_FRAMES 8
+#define EXPLORE_STACK_SIZE 512
+
+/* Results of the exploration, besides negative errnos (program rejected). */
+enum {
+	EXPLORE_CONT = 0,	/* keep going */
+	EXPLORE_DONE,	/* *out is the path's outcome */
+	EXPLORE_NOTIF,	/* the path needs the supervisor */
+	EXPLORE_SPLIT,	/* the cell must be split first (cc->split) */
+	EXPLORE_GIVEUP,	/* budget exceeded: the whole cell is supervised */
+};
+
+/* ---- cells of the (arch, nr) domain ---- */
+
+struct nr_cell {
+	bool arch_fixed;
+	uint32_t arch;
+	uint32_t nexcl;		/* !arch_fixed: arch is none of excl[] */
+	uint32_t *excl;
+	uint32_t lo, hi;	/* nr in [lo, hi] (unsigned) */
+};
+
+struct cell_leaf {
+	struct nr_cell cell;
+	struct cbpf_rnode *out;
+};
+
+/* ---- abstract values and states ---- */
+
+enum abs_val_kind {
+	CV_UNINIT,
+	CV_SCALAR,	/* e */
+	CV_CTX,		/* pointer to seccomp_data + off */
+	CV_STACK,	/* frame's r10 + off */
+	CV_RODATA,	/* .rodata map + off: frozen, loads fold */
+	CV_STATE,	/* a map, global data or function: needs the supervisor */
+};
+
+struct abs_val {
+	uint8_t kind;
+	uint8_t frame;
+	uint32_t map;
+	int64_t off;
+	const struct cbpf_expr *e;
+};
+
+/* A stack entry: the low size bytes of v (little endian) at frame:off. */
+struct stack_slot {
+	uint8_t frame;
+	uint8_t size;
+	int16_t off;
+	struct abs_val v;
+};
+
+struct explore_state {
+	uint32_t pc;
+	uint32_t depth;
+	struct abs_val r[11];
+	struct {
+		uint32_t ret_pc;
+		struct abs_val saved[4];	/* r6..r9 */
+	} frames[EXPLORE_MAX_FRAMES];
+	uint32_t nslots;
+	struct stack_slot slots[EXPLORE_MAX_SLOTS];
+};
+
+
+struct cbpf_cc {
+	const struct object *obj;
+	const struct object_prog *prog;
+	struct secbpf_err *err;
+	struct cbpf_store store;	/* expressions, nodes, cells and the plan */
+
+	const struct cbpf_expr *nr_field, *arch_field;
+	struct cbpf_rnode *notif;
+
+	struct nr_cell cell;	/* being explored */
+	uint64_t steps, cell_steps;
+	uint32_t cell_branches;
+	struct cbpf_nr_split split;
+
+	struct cell_leaf *leaves;
+	uint32_t nleaves, leaves_cap;
+};
+
+static struct cbpf_rnode *explore_branch(struct cbpf_cc *cc, const struct cbpf_cond *c,
+					 struct cbpf_rnode *t, struct cbpf_rnode *f)
+{
+	struct cbpf_rnode n = {
+		.kind = CBPF_R_BRANCH, .op = c->op, .sgn = c->sgn, .is32 = c->is32,
+		.a = c->a, .b = c->b,
+	};
+
+	/* Both ways end the same: no test needed. */
+	if (t == f)
+		return t;
+	n.t = c->neg ? f : t;
+	n.f = c->neg ? t : f;
+	return cbpf_rnode_intern(&cc->store, &n);
+}
+
+/* ---- the exploration ---- */
+
+static int explore_reject(struct cbpf_cc *cc, uint32_t pc, const char *why)
+{
+	const struct object_line *l = object_prog_line(cc->prog, pc);
+
+	if (l && l->file)
+		return err_set(cc->err, EINVAL, "%s: insn %u (%s:%u): %s", cc->prog->name, pc,
+			       l->file, l->line, why);
+	return err_set(cc->err, EINVAL, "%s: insn %u: %s", cc->prog->name, pc, why);
+}
+
+/* A NULL expression: out of memory (fatal) or too large (give up). */
+static int explore_null_expr(struct cbpf_cc *cc)
+{
+	if (cc->store.oom)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_GIVEUP;
+}
+
+static struct abs_val val_scalar(const struct cbpf_expr *e)
+{
+	struct abs_val v = { .kind = CV_SCALAR, .e = e };
+
+	return v;
+}
+
+static bool val_is_ptr(const struct abs_val *v)
+{
+	return v->kind != CV_UNINIT && v->kind != CV_SCALAR;
+}
+
+/* The value of a context field read: nr and arch narrowed from their
+ * abstract value, the others symbolic. Rejects what the seed forbids. */
+static int explore_ctx_load(struct cbpf_cc *cc, uint32_t pc, int64_t off, unsigned size,
+			    struct abs_val *dst)
+{
+	unsigned fsize = off < 8 ? 4 : 8;
+	const struct cbpf_expr *base, *e;
+	struct cbpf_expr t = { .kind = CBPF_X_FIELD };
+
+	if (off < 0 || off + size > (int64_t)sizeof(struct seccomp_data))
+		return explore_reject(cc, pc, "read outside struct seccomp_data");
+	if (off % size)
+		return explore_reject(cc, pc, "unaligned read of struct seccomp_data");
+	if (size > fsize)
+		return explore_reject(cc, pc, "read of struct seccomp_data spans two fields");
+	if (off < 8) {
+		if (off < 4)
+			base = cc->cell.lo == cc->cell.hi ? cbpf_expr_const(&cc->store, cc->cell.lo)
+							  : cc->nr_field;
+		else
+			base = cc->cell.arch_fixed ? cbpf_expr_const(&cc->store, cc->cell.arch)
+						   : cc->arch_field;
+		e = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, base,
+				  cbpf_expr_const(&cc->store, (off & 3) * 8));
+		e = cbpf_expr_trunc(&cc->store, e, size * 8);
+	} else {
+		t.imm = (uint64_t)off;
+		t.width = size * 8;
+		e = cbpf_expr_intern(&cc->store, &t);
+	}
+	if (!e)
+		return explore_null_expr(cc);
+	*dst = val_scalar(e);
+	return EXPLORE_CONT;
+}
+
+static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs_val *p,
+			       int64_t off, unsigned size, struct abs_val *dst)
+{
+	const struct object_map *m = &cc->obj->maps[p->map];
+	uint64_t v = 0;
+
+	if (off < 0 || off + size > m->value_size)
+		return explore_reject(cc, pc, "read outside a .rodata section");
+	/* Frozen before the program runs: the bytes are final. */
+	if (m->init_data)
+		memcpy(&v, m->init_data + off, size);
+	*dst = val_scalar(cbpf_expr_const(&cc->store, v));
+	return dst->e ? EXPLORE_CONT : explore_null_expr(cc);
+}
+
+static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame,
+			      int64_t off, unsigned size, struct abs_val *dst)
+{
+	const struct cbpf_expr *acc = NULL;
+	int64_t pos = off;
+	uint32_t i;
+
+	while (pos < off + size) {
+		const struct stack_slot *s = NULL;
+		const struct cbpf_expr *piece;
+		int64_t end;
+
+		for (i = 0; i < st->nslots; i++)
+			if (st->slots[i].frame == frame && st->slots[i].off <= pos &&
+			    pos < st->slots[i].off + st->slots[i].size) {
+				s = &st->slots[i];
+				break;
+			}
+		/* Bytes we do not know (never written, or lost to a partial
+		 * overwrite of a pointer): let the supervisor run it. */
+		if (!s)
+			return EXPLORE_NOTIF;
+		if (s->v.kind != CV_SCALAR) {
+			if (s->off != off || s->size != 8 || size != 8)
+				return EXPLORE_NOTIF;
+			*dst = s->v;
+			return EXPLORE_CONT;
+		}
+		end = s->off + s->size < off + size ? s->off + s->size : off + size;
+		piece = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, s->v.e,
+				      cbpf_expr_const(&cc->store, (pos - s->off) * 8));
+		piece = cbpf_expr_trunc(&cc->store, piece, (unsigned)(end - pos) * 8);
+		piece = cbpf_expr_alu(&cc->store, BPF_LSH, false, false, piece,
+				      cbpf_expr_const(&cc->store, (pos - off) * 8));
+		acc = acc ? cbpf_expr_alu(&cc->store, BPF_OR, false, false, acc, piece) : piece;
+		if (!acc)
+			return explore_null_expr(cc);
+		pos = end;
+	}
+	*dst = val_scalar(acc);
+	return EXPLORE_CONT;
+}
+
+/* Store v's low size bytes at frame:off, trimming what it overlaps. */
+static int explore_stack_store(struct cbpf_cc *cc, struct explore_state *st, uint32_t frame,
+			       int64_t off, unsigned size, const struct abs_val *v)
+{
+	int64_t end = off + size;
+	uint32_t i = 0;
+
+	if (st->nslots + 2 > EXPLORE_MAX_SLOTS)
+		return EXPLORE_GIVEUP;
+	while (i < st->nslots) {
+		struct stack_slot *s = &st->slots[i];
+		int64_t send = s->off + s->size;
+
+		if (s->frame != frame || send <= off || s->off >= end) {
+			i++;
+			continue;
+		}
+		if (s->v.kind == CV_SCALAR && send > end) {
+			struct stack_slot r = *s;
+
+			r.v.e = cbpf_expr_alu(&cc->store, BPF_RSH, false, false, s->v.e,
+					      cbpf_expr_const(&cc->store, (end - s->off) * 8));
+			if (!r.v.e)
+				return explore_null_expr(cc);
+			r.off = (int16_t)end;
+			r.size = (uint8_t)(send - end);
+			st->slots[st->nslots++] = r;
+		}
+		if (s->v.kind == CV_SCALAR && s->off < off) {
+			s->size = (uint8_t)(off - s->off);
+			i++;
+			continue;
+		}
+		*s = st->slots[--st->nslots];
+	}
+	if (v->kind == CV_SCALAR || size == 8) {
+		struct stack_slot n = { .frame = (uint8_t)frame, .size = (uint8_t)size,
+				     .off = (int16_t)off, .v = *v };
+
+		if (v->kind != CV_SCALAR && off % 8)
+			return EXPLORE_CONT;
+		st->slots[st->nslots++] = n;
+	}
+	return EXPLORE_CONT;
+}
+
+static unsigned insn_size_bytes(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B: return 1;
+	case BPF_H: return 2;
+	case BPF_W: return 4;
+	}
+	return 8;
+}
+
+static int explore_ldx(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
+{
+	const struct abs_val *p = &st->r[in->src_reg];
+	unsigned size = insn_size_bytes(in->code);
+	struct abs_val v;
+	int64_t off;
+	int rc;
+
+	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+		return explore_reject(cc, st->pc, "unknown load mode");
+	off = p->off + in->off;
+	switch (p->kind) {
+	case CV_CTX:
+		if (BPF_MODE(in->code) == BPF_MEMSX)
+			return explore_reject(cc, st->pc,
+					      "sign-extending read of struct seccomp_data");
+		rc = explore_ctx_load(cc, st->pc, off, size, &v);
+		break;
+	case CV_STACK:
+		if (off < -EXPLORE_STACK_SIZE || off + size > 0)
+			return explore_reject(cc, st->pc, "stack read out of bounds");
+		rc = explore_stack_load(cc, st, p->frame, off, size, &v);
+		if (rc == EXPLORE_CONT && v.kind == CV_SCALAR)
+			v.e = cbpf_expr_trunc(&cc->store, v.e, size * 8);
+		break;
+	case CV_RODATA:
+		rc = explore_rodata_load(cc, st->pc, p, off, size, &v);
+		break;
+	case CV_STATE:
+		return EXPLORE_NOTIF;
+	default:
+		return explore_reject(cc, st->pc, "read through a register that is not a pointer");
+	}
+	if (rc != EXPLORE_CONT)
+		return rc;
+	if (BPF_MODE(in->code) == BPF_MEMSX && v.kind == CV_SCALAR)
+		v.e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, false, size * 8, v.e);
+	if (v.kind == CV_SCALAR && !v.e)
+		return explore_null_expr(cc);
+	st->r[in->dst_reg] = v;
+	return EXPLORE_CONT;
+}
+
+static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
+{
+	const struct abs_val *p = &st->r[in->dst_reg];
+	unsigned size = insn_size_bytes(in->code);
+	int64_t off = p->off + in->off;
+	struct abs_val v;
+
+	switch (p->kind) {
+	case CV_CTX:
+		return explore_reject(cc, st->pc, "write to struct seccomp_data (it is read-only)");
+	case CV_RODATA:
+		return explore_reject(cc, st->pc, "write to .rodata (it is read-only)");
+	case CV_STATE:
+		return EXPLORE_NOTIF;
+	case CV_STACK:
+		break;
+	default:
+		return explore_reject(cc, st->pc, "write through a register that is not a pointer");
+	}
+	if (off < -EXPLORE_STACK_SIZE || off + size > 0)
+		return explore_reject(cc, st->pc, "stack write out of bounds");
+	if (BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)
+		return EXPLORE_NOTIF;	/* atomics on the stack: not modelled */
+	if (BPF_MODE(in->code) != BPF_MEM)
+		return explore_reject(cc, st->pc, "unknown store mode");
+	if (BPF_CLASS(in->code) == BPF_ST) {
+		v = val_scalar(cbpf_expr_const(&cc->store, (uint64_t)(int64_t)in->imm));
+		if (!v.e)
+			return explore_null_expr(cc);
+	} else {
+		v = st->r[in->src_reg];
+		if (v.kind == CV_UNINIT)
+			return explore_reject(cc, st->pc, "store of an uninitialized register");
+	}
+	return explore_stack_store(cc, st, p->frame, off, size, &v);
+}
+
+static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
+{
+	bool is32 = BPF_CLASS(in->code) == BPF_ALU;
+	unsigned op = BPF_OP(in->code);
+	struct abs_val *dst = &st->r[in->dst_reg];
+	struct abs_val src;
+	const struct cbpf_expr *e;
+
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	if (op == BPF_END || op == BPF_NEG) {
+		if (dst->kind != CV_SCALAR)
+			return dst->kind == CV_UNINIT
+				       ? explore_reject(cc, st->pc,
+							"use of an uninitialized register")
+				       : EXPLORE_NOTIF;
+		if (op == BPF_NEG)
+			e = cbpf_expr_unary(&cc->store, CBPF_X_NEG, is32, 0, dst->e);
+		else if (is32 && BPF_SRC(in->code) == BPF_K)	/* to little endian */
+			e = cbpf_expr_trunc(&cc->store, dst->e, (unsigned)in->imm);
+		else
+			e = cbpf_expr_unary(&cc->store, CBPF_X_BSWAP, false, (unsigned)in->imm,
+					    dst->e);
+		if (!e)
+			return explore_null_expr(cc);
+		*dst = val_scalar(e);
+		return EXPLORE_CONT;
+	}
+	if (BPF_SRC(in->code) == BPF_K) {
+		src = val_scalar(cbpf_expr_const(&cc->store, is32 ? (uint32_t)in->imm
+								  : (uint64_t)(int64_t)in->imm));
+		if (!src.e)
+			return explore_null_expr(cc);
+	} else {
+		src = st->r[in->src_reg];
+		if (src.kind == CV_UNINIT)
+			return explore_reject(cc, st->pc, "use of an uninitialized register");
+	}
+	if (op == BPF_MOV) {
+		if (in->off) {		/* movsx */
+			if (src.kind != CV_SCALAR)
+				return EXPLORE_NOTIF;
+			e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, is32, (unsigned)in->off,
+					    src.e);
+			if (!e)
+				return explore_null_expr(cc);
+			*dst = val_scalar(e);
+		} else if (!is32) {
+			*dst = src;
+		} else if (src.kind == CV_SCALAR) {
+			e = cbpf_expr_trunc(&cc->store, src.e, 32);
+			if (!e)
+				return explore_null_expr(cc);
+			*dst = val_scalar(e);
+		} else {
+			return EXPLORE_NOTIF;
+		}
+		return EXPLORE_CONT;
+	}
+	if (dst->kind == CV_UNINIT)
+		return explore_reject(cc, st->pc, "use of an uninitialized register");
+	if (val_is_ptr(dst) || val_is_ptr(&src)) {
+		struct abs_val *ptr = val_is_ptr(dst) ? dst : &src;
+		struct abs_val *num = val_is_ptr(dst) ? &src : dst;
+		struct abs_val res;
+
+		/* Pointer plus or minus a constant. A state pointer (map value,
+		 * global data) stays one whatever is added: any use of it is
+		 * the supervisor's. Anything else (variable offsets into the
+		 * context or stack) is left to the supervisor too. */
+		if (ptr->kind == CV_STATE && !is32 && (op == BPF_ADD || op == BPF_SUB) &&
+		    num->kind == CV_SCALAR) {
+			*dst = *ptr;
+			return EXPLORE_CONT;
+		}
+		if (is32 || num->kind != CV_SCALAR || num->e->kind != CBPF_X_CONST ||
+		    (op != BPF_ADD && !(op == BPF_SUB && ptr == dst)))
+			return EXPLORE_NOTIF;
+		res = *ptr;
+		res.off += op == BPF_ADD ? (int64_t)num->e->imm : -(int64_t)num->e->imm;
+		if (res.off > (1 << 29) || res.off < -(1 << 29))
+			return EXPLORE_NOTIF;
+		*dst = res;
+		return EXPLORE_CONT;
+	}
+	e = cbpf_expr_alu(&cc->store, op, is32, in->off == 1, dst->e, src.e);
+	if (!e)
+		return explore_null_expr(cc);
+	*dst = val_scalar(e);
+	return EXPLORE_CONT;
+}
+
+static int explore_ld_imm64(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
+{
+	struct abs_val v = { .kind = CV_STATE };
+
+	if (in->code != (BPF_LD | BPF_IMM | BPF_DW) || st->pc + 1 >= cc->prog->insn_cnt)
+		return explore_reject(cc, st->pc, "legacy packet loads are not allowed in seccomp");
+	switch (in->src_reg) {
+	case 0:
+		v = val_scalar(cbpf_expr_const(&cc->store, insn_ld_imm64_value(in)));
+		if (!v.e)
+			return explore_null_expr(cc);
+		break;
+	case BPF_PSEUDO_MAP_VALUE:
+		if ((uint32_t)in->imm < cc->obj->map_cnt &&
+		    cc->obj->maps[in->imm].kind == OBJECT_MAP_RODATA) {
+			v.kind = CV_RODATA;
+			v.map = (uint32_t)in->imm;
+			v.off = (uint32_t)in[1].imm;
+		}
+		break;
+	default:
+		break;		/* maps, .data/.bss, functions: the supervisor's */
+	}
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	st->r[in->dst_reg] = v;
+	st->pc += 2;
+	return EXPLORE_CONT;
+}
+
+/* An upper bound of e (unsigned), from its shape. */
+static uint64_t expr_umax(const struct cbpf_expr *e)
+{
+	uint64_t m = e->hi_zero ? 0xffffffffull : ~0ull, a;
+
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		return e->imm;
+	case CBPF_X_FIELD:
+	case CBPF_X_TRUNC:
+		return cbpf_width_mask(e->width);
+	case CBPF_X_ALU:
+		if (e->b->kind != CBPF_X_CONST)
+			break;
+		a = expr_umax(e->a);
+		if (e->is32 && a > 0xffffffffull)
+			break;
+		if (e->op == BPF_AND)
+			return a < e->b->imm ? a : e->b->imm & m;
+		if (e->op == BPF_RSH)
+			return a >> e->b->imm;
+		break;
+	}
+	return m;
+}
+
+/* Compares of a bounded value with a constant out of its range: 1 true,
+ * 0 false, -1 not decided. */
+static int decide_by_range(const struct cbpf_cond *c)
+{
+	uint64_t max = expr_umax(c->a), k, sb = c->is32 ? 0x80000000ull : 1ull << 63;
+
+	if (c->b->kind != CBPF_X_CONST || c->op == CBPF_C_SET)
+		return -1;
+	k = c->b->imm;
+	if (c->is32) {
+		if (max > 0xffffffffull)
+			return -1;
+		k = (uint32_t)k;
+	}
+	if (c->sgn) {
+		if (max >= sb)
+			return -1;	/* may be negative */
+		if (k & sb)		/* a >= 0 > k */
+			return c->op != CBPF_C_EQ;
+	}
+	switch (c->op) {
+	case CBPF_C_EQ:
+		return k > max ? 0 : -1;
+	case CBPF_C_GT:
+		return max <= k ? 0 : -1;
+	default:
+		return k == 0 ? 1 : max < k ? 0 : -1;
+	}
+}
+
+/* How c (without its neg) comes out in the current cell: constant, to be
+ * tested at run time, or the cell must be split first (cc->split). */
+enum { CD_FALSE, CD_TRUE, CD_RESIDUAL, CD_SPLIT };
+
+static int explore_decide(struct cbpf_cc *cc, const struct cbpf_cond *c)
+{
+	const struct cbpf_expr *ka, *kb;
+	struct nr_cell *cell = &cc->cell;
+	unsigned deps = c->a->deps | c->b->deps;
+	uint32_t i;
+	int d;
+
+	if (c->a->kind == CBPF_X_CONST && c->b->kind == CBPF_X_CONST)
+		return cbpf_cond_holds_for(c, c->a->imm, c->b->imm);
+	if (c->a == c->b && c->op != CBPF_C_SET)
+		return c->op != CBPF_C_GT;
+	d = decide_by_range(c);
+	if (d >= 0)
+		return d;
+	if (deps == CBPF_DEP_NR) {
+		if (!cbpf_split_nr(cc->nr_field, c, cell->lo, cell->hi, &cc->split))
+			return CD_RESIDUAL;
+		if (cc->split.n == 1)
+			return cc->split.truth[0];
+		return CD_SPLIT;
+	}
+	if (deps == CBPF_DEP_ARCH && c->op == CBPF_C_EQ && !cell->arch_fixed) {
+		ka = c->a->kind == CBPF_X_CONST ? c->a : NULL;
+		kb = c->b->kind == CBPF_X_CONST ? c->b : NULL;
+		if ((c->a == cc->arch_field && kb) || (c->b == cc->arch_field && ka)) {
+			uint64_t k = (ka ? ka : kb)->imm;
+
+			if (c->is32)
+				k = (uint32_t)k;
+			if (k > 0xffffffffull)
+				return CD_FALSE;
+			for (i = 0; i < cell->nexcl; i++)
+				if (cell->excl[i] == k)
+					return CD_FALSE;
+			cc->split.arch = true;
+			cc->split.arch_value = (uint32_t)k;
+			return CD_SPLIT;
+		}
+	}
+	return CD_RESIDUAL;
+}
+
+static void cond_normalize(const struct bpf_insn *in, struct cbpf_cond *c)
+{
+	unsigned op = BPF_OP(in->code);
+
+	c->is32 = BPF_CLASS(in->code) == BPF_JMP32;
+	c->sgn = op == BPF_JSGT || op == BPF_JSGE || op == BPF_JSLT || op == BPF_JSLE;
+	c->neg = op == BPF_JNE || op == BPF_JLT || op == BPF_JLE || op == BPF_JSLT ||
+		 op == BPF_JSLE;
+	switch (op) {
+	case BPF_JEQ:
+	case BPF_JNE:
+		c->op = CBPF_C_EQ;
+		break;
+	case BPF_JGT:
+	case BPF_JLE:
+	case BPF_JSGT:
+	case BPF_JSLE:
+		c->op = CBPF_C_GT;
+		break;
+	case BPF_JGE:
+	case BPF_JLT:
+	case BPF_JSGE:
+	case BPF_JSLT:
+		c->op = CBPF_C_GE;
+		break;
+	default:
+		c->op = CBPF_C_SET;
+		break;
+	}
+}
+
+static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out,
+		       unsigned depth);
+
+static bool jmp_op_known(unsigned op)
+{
+	switch (op) {
+	case BPF_JEQ: case BPF_JNE: case BPF_JGT: case BPF_JGE: case BPF_JLT: case BPF_JLE:
+	case BPF_JSGT: case BPF_JSGE: case BPF_JSLT: case BPF_JSLE: case BPF_JSET:
+		return true;
+	}
+	return false;
+}
+
+static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
+			     const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
+{
+	uint32_t target = st->pc + 1 + in->off;
+	struct abs_val a = st->r[in->dst_reg], b;
+	struct cbpf_rnode *t = NULL, *f = NULL;
+	struct explore_state *fork;
+	struct cbpf_cond c;
+	int d, rc;
+
+	if (!jmp_op_known(BPF_OP(in->code)))
+		return explore_reject(cc, st->pc, "unknown jump");
+	if (BPF_SRC(in->code) == BPF_K) {
+		b = val_scalar(cbpf_expr_const(&cc->store, BPF_CLASS(in->code) == BPF_JMP32 ?
+					   (uint32_t)in->imm : (uint64_t)(int64_t)in->imm));
+		if (!b.e)
+			return explore_null_expr(cc);
+	} else {
+		b = st->r[in->src_reg];
+	}
+	if (a.kind == CV_UNINIT || b.kind == CV_UNINIT)
+		return explore_reject(cc, st->pc, "compare of an uninitialized register");
+	if (a.kind != CV_SCALAR || b.kind != CV_SCALAR)
+		return EXPLORE_NOTIF;	/* pointer compares: the supervisor's */
+	if (target >= cc->prog->insn_cnt)
+		return explore_reject(cc, st->pc, "jump out of the program");
+	cond_normalize(in, &c);
+	c.a = a.e;
+	c.b = b.e;
+	/* Constants on the right, where cBPF's K operand takes them:
+	 * k > x is !(x >= k), k >= x is !(x > k). */
+	if (c.a->kind == CBPF_X_CONST && c.b->kind != CBPF_X_CONST) {
+		c.a = b.e;
+		c.b = a.e;
+		if (c.op == CBPF_C_GT || c.op == CBPF_C_GE) {
+			c.op = c.op == CBPF_C_GT ? CBPF_C_GE : CBPF_C_GT;
+			c.neg = !c.neg;
+		}
+	}
+	d = explore_decide(cc, &c);
+	if (d == CD_SPLIT)
+		return EXPLORE_SPLIT;
+	if (d != CD_RESIDUAL) {
+		st->pc = (d == CD_TRUE) != c.neg ? target : st->pc + 1;
+		return EXPLORE_CONT;
+	}
+	if (++cc->cell_branches > EXPLORE_CELL_BRANCHES || depth >= EXPLORE_MAX_DEPTH)
+		return EXPLORE_GIVEUP;
+	fork = malloc(sizeof(*fork));
+	if (!fork)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	*fork = *st;
+	fork->pc = target;
+	rc = explore_run(cc, fork, &t, depth + 1);
+	free(fork);
+	if (rc != EXPLORE_DONE)
+		return rc;
+	st->pc++;
+	rc = explore_run(cc, st, &f, depth + 1);
+	if (rc != EXPLORE_DONE)
+		return rc;
+	/* t is where the eBPF condition holds (c.neg is applied there). */
+	*out = explore_branch(cc, &c, t, f);
+	if (!*out)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_DONE;
+}
+
+static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
+{
+	uint32_t target = st->pc + 1 + in->imm, i;
+
+	if (in->src_reg != BPF_PSEUDO_CALL)
+		return EXPLORE_NOTIF;	/* helpers and kfuncs: the supervisor's */
+	if (target >= cc->prog->insn_cnt)
+		return explore_reject(cc, st->pc, "call out of the program");
+	if (st->depth + 1 >= EXPLORE_MAX_FRAMES)
+		return explore_reject(cc, st->pc, "calls nested too deeply");
+	st->frames[st->depth].ret_pc = st->pc + 1;
+	for (i = 0; i < 4; i++) {
+		st->frames[st->depth].saved[i] = st->r[6 + i];
+		st->r[6 + i].kind = CV_UNINIT;
+	}
+	st->r[0].kind = CV_UNINIT;
+	st->depth++;
+	st->r[10] = (struct abs_val){ .kind = CV_STACK, .frame = (uint8_t)st->depth };
+	st->pc = target;
+	return EXPLORE_CONT;
+}
+
+static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out)
+{
+	const struct cbpf_expr *e;
+	uint32_t i;
+
+	if (st->r[0].kind == CV_UNINIT)
+		return explore_reject(cc, st->pc, "R0 is not initialized at exit");
+	if (st->depth > 0) {
+		for (i = 0; i < st->nslots;)
+			if (st->slots[i].frame == st->depth)
+				st->slots[i] = st->slots[--st->nslots];
+			else
+				i++;
+		st->depth--;
+		for (i = 1; i <= 5; i++)
+			st->r[i].kind = CV_UNINIT;
+		for (i = 0; i < 4; i++)
+			st->r[6 + i] = st->frames[st->depth].saved[i];
+		st->r[10] = (struct abs_val){ .kind = CV_STACK, .frame = (uint8_t)st->depth };
+		st->pc = st->frames[st->depth].ret_pc;
+		return EXPLORE_CONT;
+	}
+	if (st->r[0].kind != CV_SCALAR)
+		return explore_reject(cc, st->pc, "R0 is a pointer at exit");
+	e = cbpf_expr_trunc(&cc->store, st->r[0].e, 32);
+	if (!e)
+		return explore_null_expr(cc);
+	*out = cbpf_rnode_ret(&cc->store, e);
+	if (!*out)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_DONE;
+}
+
+/* Explore from st until every path ends; *out is the residual tree. */
+static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out,
+		       unsigned depth)
+{
+	for (;;) {
+		const struct bpf_insn *in;
+		int rc;
+
+		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
+			return EXPLORE_GIVEUP;
+		if (st->pc >= cc->prog->insn_cnt)
+			return explore_reject(cc, st->pc, "execution falls off the program");
+		in = &cc->prog->insns[st->pc];
+		switch (BPF_CLASS(in->code)) {
+		case BPF_ALU:
+		case BPF_ALU64:
+			rc = explore_alu(cc, st, in);
+			st->pc++;
+			break;
+		case BPF_LDX:
+			if (in->dst_reg >= 10)
+				return explore_reject(cc, st->pc, "write to r10");
+			rc = explore_ldx(cc, st, in);
+			st->pc++;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			rc = explore_store(cc, st, in);
+			st->pc++;
+			break;
+		case BPF_LD:
+			rc = explore_ld_imm64(cc, st, in);
+			break;
+		case BPF_JMP:
+		case BPF_JMP32:
+			switch (BPF_OP(in->code)) {
+			case BPF_JA:
+				st->pc +=
+					1 + (BPF_CLASS(in->code) == BPF_JMP32 ? in->imm : in->off);
+				rc = EXPLORE_CONT;
+				break;
+			case BPF_CALL:
+				rc = explore_call(cc, st, in);
+				break;
+			case BPF_EXIT:
+				rc = explore_exit(cc, st, out);
+				break;
+			default:
+				rc = explore_cond_jump(cc, st, in, out, depth);
+				break;
+			}
+			break;
+		default:
+			return explore_reject(cc, st->pc, "unknown instruction class");
+		}
+		if (rc == EXPLORE_CONT)
+			continue;
+		if (rc == EXPLORE_NOTIF) {
+			*out = cc->notif;
+			return EXPLORE_DONE;
+		}
+		return rc;
+	}
+}
+
+/* ---- the cells ---- */
+
+static int explore_add_leaf(struct cbpf_cc *cc, const struct nr_cell *cell, struct cbpf_rnode *out)
+{
+	if (cc->nleaves == cc->leaves_cap) {
+		uint32_t cap = cc->leaves_cap ? cc->leaves_cap * 2 : 256;
+		struct cell_leaf *n = realloc(cc->leaves, cap * sizeof(*n));
+
+		if (!n)
+			return err_set(cc->err, ENOMEM, "out of memory");
+		cc->leaves = n;
+		cc->leaves_cap = cap;
+	}
+	cc->leaves[cc->nleaves].cell = *cell;
+	cc->leaves[cc->nleaves].out = out;
+	cc->nleaves++;
+	return 0;
+}
+
+struct cell_work {
+	struct nr_cell *v;
+	uint32_t n, cap;
+};
+
+static int explore_push_cell(struct cbpf_cc *cc, struct cell_work *w, const struct nr_cell *cell)
+{
+	if (w->n == w->cap) {
+		uint32_t cap = w->cap ? w->cap * 2 : 256;
+		struct nr_cell *n = realloc(w->v, cap * sizeof(*n));
+
+		if (!n)
+			return err_set(cc->err, ENOMEM, "out of memory");
+		w->v = n;
+		w->cap = cap;
+	}
+	w->v[w->n++] = *cell;
+	return 0;
+}
+
+/* Explore one cell; on a split push the pieces instead. */
+static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct cell_work *w)
+{
+	struct cbpf_rnode *out = NULL;
+	struct explore_state *st;
+	int rc;
+	uint32_t i;
+
+	cc->cell = *cell;
+	cc->cell_steps = 0;
+	cc->cell_branches = 0;
+	cc->store.too_big = false;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	st->r[1] = (struct abs_val){ .kind = CV_CTX };
+	st->r[10] = (struct abs_val){ .kind = CV_STACK };
+	rc = explore_run(cc, st, &out, 0);
+	free(st);
+	if (rc < 0)
+		return rc;
+	if (rc == EXPLORE_DONE)
+		return explore_add_leaf(cc, cell, out);
+	if (rc == EXPLORE_GIVEUP)
+		return explore_add_leaf(cc, cell, cc->notif);
+	/* EXPLORE_SPLIT: pieces pushed last-first so that they are explored in
+	 * increasing nr order (only for readable output). */
+	if (cc->split.arch) {
+		struct nr_cell fixed = *cell, rest = *cell;
+		uint32_t *excl = arena_alloc(&cc->store.arena, (cell->nexcl + 1) * sizeof(*excl));
+
+		if (!excl)
+			return err_set(cc->err, ENOMEM, "out of memory");
+		if (cell->nexcl)
+			memcpy(excl, cell->excl, cell->nexcl * sizeof(*excl));
+		excl[cell->nexcl] = cc->split.arch_value;
+		rest.excl = excl;
+		rest.nexcl++;
+		fixed.arch_fixed = true;
+		fixed.arch = cc->split.arch_value;
+		fixed.nexcl = 0;
+		fixed.excl = NULL;
+		rc = explore_push_cell(cc, w, &rest);
+		return rc ? rc : explore_push_cell(cc, w, &fixed);
+	}
+	for (i = cc->split.n; i-- > 0;) {
+		struct nr_cell piece = *cell;
+
+		piece.lo = cc->split.start[i];
+		piece.hi = i + 1 < cc->split.n ? cc->split.start[i + 1] - 1 : cell->hi;
+		rc = explore_push_cell(cc, w, &piece);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool cell_has_arch(const struct nr_cell *c, bool other, uint32_t arch)
+{
+	uint32_t i;
+
+	if (c->arch_fixed)
+		return !other && c->arch == arch;
+	for (i = 0; !other && i < c->nexcl; i++)
+		if (c->excl[i] == arch)
+			return false;
+	return true;
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct cbpf_range *a = x, *b = y;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Gather one arch class's cells into sorted, merged ranges covering all nr. */
+static int plan_build_class(struct cbpf_cc *cc, struct cbpf_arch_class *cl)
+{
+	struct cbpf_range *r;
+	uint32_t i, n = 0, m = 0;
+
+	r = arena_alloc(&cc->store.arena, (cc->nleaves + 1) * sizeof(*r));
+	if (!r)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	for (i = 0; i < cc->nleaves; i++) {
+		const struct cell_leaf *l = &cc->leaves[i];
+
+		if (!cell_has_arch(&l->cell, cl->other, cl->arch))
+			continue;
+		r[n].lo = l->cell.lo;
+		r[n].hi = l->cell.hi;
+		r[n].out = l->out;
+		n++;
+	}
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 0; i < n; i++) {
+		uint32_t expect = m ? r[m - 1].hi + 1 : 0;
+
+		if (r[i].lo != expect || (m && r[m - 1].hi == UINT32_MAX))
+			return err_set(cc->err, EFAULT,
+				       "internal error: cells of arch 0x%x do not cover nr %u",
+				       cl->arch, expect);
+		if (m && r[m - 1].out == r[i].out)
+			r[m - 1].hi = r[i].hi;
+		else
+			r[m++] = r[i];
+	}
+	if (!m || r[m - 1].hi != UINT32_MAX)
+		return err_set(cc->err, EFAULT, "internal error: cells of arch 0x%x incomplete",
+			       cl->arch);
+	cl->ranges = r;
+	cl->nranges = m;
+	return 0;
+}
+
+static int plan_build(struct cbpf_cc *cc, struct cbpf_plan *plan)
+{
+	uint32_t i, j, n = 0;
+	int rc;
+
+	plan->classes = arena_alloc(&cc->store.arena, (cc->nleaves + 1) * sizeof(*plan->classes));
+	if (!plan->classes)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	for (i = 0; i < cc->nleaves; i++) {
+		const struct nr_cell *c = &cc->leaves[i].cell;
+
+		if (!c->arch_fixed)
+			continue;
+		for (j = 0; j < n && plan->classes[j].arch != c->arch; j++)
+			;
+		if (j == n) {
+			plan->classes[n].arch = c->arch;
+			plan->classes[n].other = false;
+			n++;
+		}
+	}
+	plan->classes[n].other = true;
+	plan->nclasses = n + 1;
+	for (i = 0; i < plan->nclasses; i++) {
+		rc = plan_build_class(cc, &plan->classes[i]);
+		if (rc)
+			return rc;
+	}
+	plan->notif = cc->notif;
+	return 0;
+}
+
+int cbpf_compile(const struct object *obj, const struct object_prog *prog,
+		 const struct cbpf_compile_opts *opts, struct cbpf_prog *out,
+		 struct secbpf_err *err)
+{
+	struct cbpf_cc cc = { .obj = obj, .prog = prog, .err = err };
+	struct cbpf_expr field = { .kind = CBPF_X_FIELD, .width = 32 };
+	struct cbpf_rnode notif = { .kind = CBPF_R_NOTIF };
+	struct nr_cell all = { .lo = 0, .hi = UINT32_MAX };
+	struct cell_work w = { 0 };
+	struct cbpf_plan plan = { 0 };
+	uint32_t explored = 0;
+	int rc = 0;
+
+	if (!out)
+		return err_set(err, EINVAL, "cbpf_compile: no output");
+	memset(out, 0, sizeof(*out));
+	if (!obj || !prog || !prog->insns || !prog->insn_cnt)
+		return err_set(err, EINVAL, "cbpf_compile: no program");
+	cc.nr_field = cbpf_expr_intern(&cc.store, &field);
+	field.imm = 4;
+	cc.arch_field = cbpf_expr_intern(&cc.store, &field);
+	cc.notif = cbpf_rnode_intern(&cc.store, &notif);
+	if (!cc.nr_field || !cc.arch_field || !cc.notif) {
+		rc = err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = explore_push_cell(&cc, &w, &all);
+	while (!rc && w.n) {
+		struct nr_cell cell = w.v[--w.n];
+
+		/* Past the budgets the rest of the domain is supervised. */
+		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS)
+			rc = explore_add_leaf(&cc, &cell, cc.notif);
+		else
+			rc = explore_cell(&cc, &cell, &w);
+	}
+	if (!rc)
+		rc = plan_build(&cc, &plan);
+	if (!rc)
+		rc = cbpf_layout_plan(&plan, opts, out, err);
+out:
+	free(w.v);
+	free(cc.leaves);
+	cbpf_store_free(&cc.store);
+	return rc < 0 ? rc : 0;
+}
+
+void cbpf_prog_free(struct cbpf_prog *p)
+{
+	if (!p)
+		return;
+	free(p->insns);
+	p->insns = NULL;
+	p->len = 0;
+}
+

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolic expressions over seccomp_data and residual tree nodes, as the
+ * front end builds them: hash-consed in a cbpf_store (equal ones are one
+ * pointer), constants folded, and evaluated exactly as eBPF defines them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbpf/cbpf_internal.h"
+#include "vm/insn.h"
+
+static uint32_t expr_hash(const struct cbpf_expr *t)
+{
+	uint64_t h = t->kind | (uint64_t)t->op << 8 | (uint64_t)t->width << 16 |
+		     (uint64_t)t->is32 << 24 | (uint64_t)t->sgn << 25;
+
+	h = hash_mix(h, t->imm);
+	h = hash_mix(h, (uintptr_t)t->a);
+	return hash_mix(h, (uintptr_t)t->b);
+}
+
+static bool expr_same(const struct cbpf_expr *x, const struct cbpf_expr *t)
+{
+	return x->kind == t->kind && x->op == t->op && x->width == t->width &&
+	       x->is32 == t->is32 && x->sgn == t->sgn && x->imm == t->imm &&
+	       x->a == t->a && x->b == t->b;
+}
+
+static bool expr_hi_zero(const struct cbpf_expr *t)
+{
+	const struct cbpf_expr *a = t->a, *b = t->b;
+
+	switch (t->kind) {
+	case CBPF_X_CONST:
+		return t->imm >> 32 == 0;
+	case CBPF_X_FIELD:
+	case CBPF_X_TRUNC:
+	case CBPF_X_BSWAP:
+		return t->width <= 32;
+	case CBPF_X_SEXT:
+		return t->is32;
+	case CBPF_X_NEG:
+		return t->is32;
+	case CBPF_X_ALU:
+		if (t->is32)
+			return true;
+		switch (t->op) {
+		case BPF_AND:
+			return a->hi_zero || b->hi_zero;
+		case BPF_OR:
+		case BPF_XOR:
+			return a->hi_zero && b->hi_zero;
+		case BPF_RSH:
+			return a->hi_zero ||
+			       (b->kind == CBPF_X_CONST && (b->imm & 63) >= 32);
+		case BPF_DIV:
+		case BPF_MOD:
+			return !t->sgn && a->hi_zero;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* The canonical node equal to t (copied on first sight). NULL when out of
+ * memory (s->oom) or too large (s->too_big). */
+const struct cbpf_expr *cbpf_expr_intern(struct cbpf_store *s, const struct cbpf_expr *t)
+{
+	struct hashtab_entry *he;
+	struct cbpf_expr *x;
+	uint32_t h = expr_hash(t);
+	uint64_t size = 1;
+
+	for (he = hashtab_chain(&s->exprs, h); he; he = he->next) {
+		x = (struct cbpf_expr *)he;
+		if (he->hash == h && expr_same(x, t))
+			return x;
+	}
+	if (t->a)
+		size += t->a->size;
+	if (t->b)
+		size += t->b->size;
+	if (size > CBPF_MAX_EXPR_SIZE) {
+		s->too_big = true;
+		return NULL;
+	}
+	x = arena_alloc(&s->arena, sizeof(*x));
+	if (!x) {
+		s->oom = true;
+		return NULL;
+	}
+	*x = *t;
+	x->h.hash = h;
+	x->size = (uint32_t)size;
+	x->deps = (t->a ? t->a->deps : 0) | (t->b ? t->b->deps : 0);
+	if (t->kind == CBPF_X_FIELD)
+		x->deps = t->imm < 4 ? CBPF_DEP_NR : t->imm < 8 ? CBPF_DEP_ARCH : CBPF_DEP_DATA;
+	x->hi_zero = expr_hi_zero(x);
+	if (hashtab_insert(&s->exprs, &x->h)) {
+		s->oom = true;
+		return NULL;
+	}
+	return x;
+}
+
+const struct cbpf_expr *cbpf_expr_const(struct cbpf_store *s, uint64_t v)
+{
+	struct cbpf_expr t = { .kind = CBPF_X_CONST, .imm = v };
+
+	return cbpf_expr_intern(s, &t);
+}
+
+uint64_t cbpf_width_mask(unsigned width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+uint64_t cbpf_sign_extend(uint64_t v, unsigned width)
+{
+	uint64_t sign = 1ull << (width - 1);
+
+	v &= cbpf_width_mask(width);
+	return (v ^ sign) - sign;
+}
+
+uint64_t cbpf_byte_swap(uint64_t v, unsigned width)
+{
+	switch (width) {
+	case 16: return __builtin_bswap16((uint16_t)v);
+	case 32: return __builtin_bswap32((uint32_t)v);
+	}
+	return __builtin_bswap64(v);
+}
+
+/* eBPF ALU semantics, exactly as lib/vm/interp.c implements them. */
+uint64_t cx_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s)
+{
+	if (is32) {
+		uint32_t x = (uint32_t)d, y = (uint32_t)s;
+
+		switch (op) {
+		case BPF_ADD: return (uint32_t)(x + y);
+		case BPF_SUB: return (uint32_t)(x - y);
+		case BPF_MUL: return (uint32_t)(x * y);
+		case BPF_DIV:
+			if (!y)
+				return 0;
+			if (sgn)
+				return (int32_t)y == -1 ? 0u - x : (uint32_t)((int32_t)x / (int32_t)y);
+			return x / y;
+		case BPF_MOD:
+			if (!y)
+				return x;
+			if (sgn)
+				return (int32_t)y == -1 ? 0 : (uint32_t)((int32_t)x % (int32_t)y);
+			return x % y;
+		case BPF_OR: return x | y;
+		case BPF_AND: return x & y;
+		case BPF_XOR: return x ^ y;
+		case BPF_LSH: return (uint32_t)(x << (y & 31));
+		case BPF_RSH: return x >> (y & 31);
+		case BPF_ARSH: return (uint32_t)((int32_t)x >> (y & 31));
+		}
+		return 0;
+	}
+	switch (op) {
+	case BPF_ADD: return d + s;
+	case BPF_SUB: return d - s;
+	case BPF_MUL: return d * s;
+	case BPF_DIV:
+		if (!s)
+			return 0;
+		if (sgn)
+			return (int64_t)s == -1 ? 0 - d : (uint64_t)((int64_t)d / (int64_t)s);
+		return d / s;
+	case BPF_MOD:
+		if (!s)
+			return d;
+		if (sgn)
+			return (int64_t)s == -1 ? 0 : (uint64_t)((int64_t)d % (int64_t)s);
+		return d % s;
+	case BPF_OR: return d | s;
+	case BPF_AND: return d & s;
+	case BPF_XOR: return d ^ s;
+	case BPF_LSH: return d << (s & 63);
+	case BPF_RSH: return d >> (s & 63);
+	case BPF_ARSH: return (uint64_t)((int64_t)d >> (s & 63));
+	}
+	return 0;
+}
+
+uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd)
+{
+	uint64_t v = 0;
+
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		return e->imm;
+	case CBPF_X_FIELD:
+		memcpy(&v, (const uint8_t *)sd + e->imm, e->width / 8);
+		return v;
+	case CBPF_X_ALU:
+		return cx_alu_eval(e->op, e->is32, e->sgn, cbpf_expr_eval(e->a, sd),
+				   cbpf_expr_eval(e->b, sd));
+	case CBPF_X_NEG:
+		v = 0 - cbpf_expr_eval(e->a, sd);
+		return e->is32 ? (uint32_t)v : v;
+	case CBPF_X_TRUNC:
+		return cbpf_expr_eval(e->a, sd) & cbpf_width_mask(e->width);
+	case CBPF_X_SEXT:
+		v = cbpf_sign_extend(cbpf_expr_eval(e->a, sd), e->width);
+		return e->is32 ? (uint32_t)v : v;
+	case CBPF_X_BSWAP:
+		return cbpf_byte_swap(cbpf_expr_eval(e->a, sd), e->width);
+	}
+	return 0;
+}
+
+const struct cbpf_expr *cbpf_expr_trunc(struct cbpf_store *s, const struct cbpf_expr *a,
+					unsigned width)
+{
+	struct cbpf_expr t = { .kind = CBPF_X_TRUNC, .width = width };
+
+	if (!a)
+		return NULL;
+	if (width >= 64 || (width == 32 && a->hi_zero))
+		return a;
+	if (a->kind == CBPF_X_CONST)
+		return cbpf_expr_const(s, a->imm & cbpf_width_mask(width));
+	if ((a->kind == CBPF_X_TRUNC || a->kind == CBPF_X_FIELD) && a->width <= width)
+		return a;
+	if (a->kind == CBPF_X_TRUNC)
+		a = a->a;
+	t.a = a;
+	return cbpf_expr_intern(s, &t);
+}
+
+const struct cbpf_expr *cbpf_expr_unary(struct cbpf_store *s, unsigned kind, bool is32,
+					unsigned width, const struct cbpf_expr *a)
+{
+	struct cbpf_expr t = { .kind = kind, .is32 = is32, .width = width, .a = a };
+
+	if (!a)
+		return NULL;
+	if (a->kind == CBPF_X_CONST) {
+		struct seccomp_data sd = { 0 };
+
+		t.a = a;
+		return cbpf_expr_const(s, cbpf_expr_eval(&t, &sd));
+	}
+	if (kind == CBPF_X_SEXT && width == 64)
+		return is32 ? cbpf_expr_trunc(s, a, 32) : a;
+	return cbpf_expr_intern(s, &t);
+}
+
+static bool expr_is_value(const struct cbpf_expr *e, uint64_t v)
+{
+	return e->kind == CBPF_X_CONST && e->imm == v;
+}
+
+static bool op_commutes(unsigned op)
+{
+	return op == BPF_ADD || op == BPF_MUL || op == BPF_AND || op == BPF_OR || op == BPF_XOR;
+}
+
+/* op(a, b) with constant folding and the few rewrites the partitioning
+ * relies on (constants on the right, chains of constant adds folded, the
+ * shift pairs clang uses for sign and zero extension recognized). */
+const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is32, bool sgn,
+				      const struct cbpf_expr *a, const struct cbpf_expr *b)
+{
+	struct cbpf_expr t = { .kind = CBPF_X_ALU, .op = op, .is32 = is32 };
+	uint64_t k, m = is32 ? 0xffffffffull : ~0ull;
+
+	if (!a || !b)
+		return NULL;
+	if (op != BPF_DIV && op != BPF_MOD)
+		sgn = false;
+	t.sgn = sgn;
+	if (a->kind == CBPF_X_CONST && b->kind == CBPF_X_CONST)
+		return cbpf_expr_const(s, cx_alu_eval(op, is32, sgn, a->imm, b->imm));
+	if (op_commutes(op) && a->kind == CBPF_X_CONST) {
+		const struct cbpf_expr *s = a;
+
+		a = b;
+		b = s;
+	}
+	if (b->kind == CBPF_X_CONST) {
+		k = b->imm & m;
+		if (op == BPF_SUB) {
+			op = BPF_ADD;
+			k = (0 - k) & m;
+			t.op = op;
+		}
+		if (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH)
+			k &= is32 ? 31 : 63;
+		if ((k == 0 && (op == BPF_ADD || op == BPF_OR || op == BPF_XOR || op == BPF_LSH ||
+				op == BPF_RSH || op == BPF_ARSH)) ||
+		    (k == 1 && (op == BPF_MUL || (op == BPF_DIV && !sgn))) ||
+		    (k == m && op == BPF_AND))
+			return is32 ? cbpf_expr_trunc(s, a, 32) : a;
+		if (k == 0 && (op == BPF_AND || op == BPF_MUL || op == BPF_DIV))
+			return cbpf_expr_const(s, 0);
+		if (k == 0 && op == BPF_MOD)
+			return is32 ? cbpf_expr_trunc(s, a, 32) : a;
+		if (op == BPF_AND && !is32 && k == 0xffffffffull)
+			return cbpf_expr_trunc(s, a, 32);
+		if (op == BPF_AND && a->hi_zero && (k & 0xffffffffull) == 0xffffffffull)
+			return a;
+		/* (x + c1) + c2 */
+		if (op == BPF_ADD && a->kind == CBPF_X_ALU && a->op == BPF_ADD &&
+		    a->is32 == is32 && a->b->kind == CBPF_X_CONST)
+			return cbpf_expr_alu(s, BPF_ADD, is32, false, a->a,
+					     cbpf_expr_const(s, (a->b->imm + k) & m));
+		/* (x << 32) s>> 32 and (x << 32) >> 32 */
+		if (!is32 && k == 32 && (op == BPF_ARSH || op == BPF_RSH) &&
+		    a->kind == CBPF_X_ALU && !a->is32 && a->op == BPF_LSH &&
+		    expr_is_value(a->b, 32)) {
+			if (op == BPF_RSH)
+				return cbpf_expr_trunc(s, a->a, 32);
+			return cbpf_expr_unary(s, CBPF_X_SEXT, false, 32, a->a);
+		}
+		b = cbpf_expr_const(s, k);
+		if (!b)
+			return NULL;
+	}
+	t.a = a;
+	t.b = b;
+	return cbpf_expr_intern(s, &t);
+}
+
+/* ---- residual nodes ---- */
+
+static uint32_t rnode_hash(const struct cbpf_rnode *t)
+{
+	uint64_t h = t->kind | (uint64_t)t->op << 8 | (uint64_t)t->sgn << 16 |
+		     (uint64_t)t->is32 << 17;
+
+	h = hash_mix(h, (uintptr_t)t->a);
+	h = hash_mix(h, (uintptr_t)t->b);
+	h = hash_mix(h, (uintptr_t)t->ret);
+	h = hash_mix(h, (uintptr_t)t->t);
+	return hash_mix(h, (uintptr_t)t->f);
+}
+
+struct cbpf_rnode *cbpf_rnode_intern(struct cbpf_store *s, const struct cbpf_rnode *t)
+{
+	struct hashtab_entry *he;
+	struct cbpf_rnode *x;
+	uint32_t h = rnode_hash(t);
+
+	for (he = hashtab_chain(&s->rnodes, h); he; he = he->next) {
+		x = (struct cbpf_rnode *)he;
+		if (he->hash == h && x->kind == t->kind && x->op == t->op && x->sgn == t->sgn &&
+		    x->is32 == t->is32 && x->a == t->a && x->b == t->b && x->ret == t->ret &&
+		    x->t == t->t && x->f == t->f)
+			return x;
+	}
+	x = arena_alloc(&s->arena, sizeof(*x));
+	if (!x) {
+		s->oom = true;
+		return NULL;
+	}
+	*x = *t;
+	x->h.hash = h;
+	if (hashtab_insert(&s->rnodes, &x->h)) {
+		s->oom = true;
+		return NULL;
+	}
+	return x;
+}
+
+struct cbpf_rnode *cbpf_rnode_ret(struct cbpf_store *s, const struct cbpf_expr *v)
+{
+	struct cbpf_rnode t = { .kind = CBPF_R_RET, .ret = v };
+
+	if (!v)
+		return NULL;
+	return cbpf_rnode_intern(s, &t);
+}
+
+void cbpf_store_free(struct cbpf_store *s)
+{
+	hashtab_free(&s->exprs);
+	hashtab_free(&s->rnodes);
+	arena_free(&s->arena);
+}

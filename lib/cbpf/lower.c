@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * 64-bit lowering: eBPF expressions and conditions on 64-bit values as
+ * cBPF on the 32-bit A and X, one word (low or high half) at a time, with
+ * M[sp..15] for temporaries. Reads of seccomp_data assume a little-endian
+ * host (the high word of a field is at offset + 4).
+ */
+#include <errno.h>
+
+#include "cbpf/cbpf_internal.h"
+
+/* ---- expressions: A = low or high 32 bits, M[sp..15] free for temporaries ---- */
+
+int cbpf_lower_store_temp(struct cbpf_asm *m, unsigned slot)
+{
+	if (slot >= BPF_MEMWORDS)
+		return -ENOSPC;
+	cbpf_asm_stmt(m, BPF_ST, slot);
+	return 0;
+}
+
+/* A = (int32_t)A >> k for 1 <= k <= 31; cBPF has no arithmetic shift, so
+ * OR the logical shift with the sign fill. */
+static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
+{
+	if (k == 0)
+		return 0;
+	if (cbpf_lower_store_temp(m, sp) || sp + 1 >= BPF_MEMWORDS)
+		return -ENOSPC;
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 32 - k);
+	cbpf_asm_stmt(m, BPF_ST, sp + 1);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 1);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/* X = half(x) (through M[sp]), then A = half(a) (temporaries from
+ * M[sp + 1]): the two operands of an ALU or jump on X. */
+static int lower_x_then_a(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *x,
+			  const struct cbpf_expr *a, unsigned sp)
+{
+	int rc = half(m, x, sp);
+
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp);
+	if (!rc)
+		rc = half(m, a, sp + 1);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	return 0;
+}
+
+/* A = half(a) op half(b), op a cBPF ALU op without carries. */
+static int lower_binary(struct cbpf_asm *m, unsigned op, cbpf_lower_half_fn half,
+			const struct cbpf_expr *a, const struct cbpf_expr *b, unsigned sp)
+{
+	int rc;
+
+	if (b->kind == CBPF_X_CONST) {
+		rc = half(m, a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | op | BPF_K,
+			      half == cbpf_lower_lo_word ? (uint32_t)b->imm
+							 : (uint32_t)(b->imm >> 32));
+		return 0;
+	}
+	rc = lower_x_then_a(m, half, b, a, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_ALU | op | BPF_X, 0);
+	return 0;
+}
+
+/* A = lo(a) >> k | hi(a) << (32 - k), the low word of a 64-bit right shift. */
+static int lower_lo_rsh64(struct cbpf_asm *m, const struct cbpf_expr *a, unsigned k, unsigned sp)
+{
+	int rc;
+
+	if (k >= 32) {
+		rc = cbpf_lower_hi_word(m, a, sp);
+		if (!rc && k > 32)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k - 32);
+		return rc;
+	}
+	rc = cbpf_lower_hi_word(m, a, sp);
+	if (!rc)
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 32 - k);
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp);
+	if (!rc)
+		rc = cbpf_lower_lo_word(m, a, sp + 1);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/* 32-bit (or 64-bit with both halves known zero above) unsigned division
+ * and modulo. eBPF defines x / 0 = 0 and x % 0 = x; cBPF would end the
+ * filter (KILL), so a variable divisor is tested first. */
+static int lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	bool mod = e->op == BPF_MOD;
+	uint32_t zero, done, nonzero;
+	int rc;
+
+	if (e->b->kind == CBPF_X_CONST) {
+		uint32_t k = (uint32_t)e->b->imm;
+
+		if (!e->is32 && e->b->imm >> 32)
+			return -ENOTSUP;
+		if (k == 0)
+			return -ENOTSUP;	/* folded by the front end */
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		if (!mod) {
+			cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
+			return 0;
+		}
+		if (cbpf_lower_store_temp(m, sp))
+			return -ENOSPC;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, k);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+		return 0;
+	}
+	if (!e->is32 && !e->b->hi_zero)
+		return -ENOTSUP;
+	rc = cbpf_lower_lo_word(m, e->b, sp);
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp);
+	if (!rc)
+		rc = cbpf_lower_lo_word(m, e->a, sp + 1);
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp + 1);
+	if (rc)
+		return rc;
+	zero = cbpf_asm_label(m);
+	done = cbpf_asm_label(m);
+	nonzero = cbpf_asm_label(m);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
+	cbpf_asm_place(m, nonzero);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
+	if (mod) {
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+	}
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, zero);
+	if (mod)
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+	else
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+	cbpf_asm_place(m, done);
+	return 0;
+}
+
+/* A = 0 if the jump code/k (on A and K or X) is taken, else 1. */
+static void lower_bool_unless(struct cbpf_asm *m, uint16_t code, uint32_t k)
+{
+	uint32_t one = cbpf_asm_label(m), zero = cbpf_asm_label(m), done = cbpf_asm_label(m);
+
+	cbpf_asm_jump(m, code, k, zero, one);
+	cbpf_asm_place(m, one);
+	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 1);
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, zero);
+	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+	cbpf_asm_place(m, done);
+}
+
+/* A = carry (ADD: lo(a) + lo(b) overflows) or borrow (SUB: lo(a) < lo(b)),
+ * then M[sp] = it. */
+static int lower_add_carry(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	int rc;
+
+	if (e->op == BPF_ADD) {
+		/* sum = lo(a) + lo(b) wraps iff sum < lo(a) */
+		rc = lower_x_then_a(m, cbpf_lower_lo_word, e->a, e->b, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	} else {
+		rc = lower_x_then_a(m, cbpf_lower_lo_word, e->b, e->a, sp);
+		if (rc)
+			return rc;
+	}
+	/* ADD: A = sum, X = lo(a): no carry iff A >= X.
+	 * SUB: A = lo(a), X = lo(b): no borrow iff A >= X. */
+	lower_bool_unless(m, BPF_JMP | BPF_JGE | BPF_X, 0);
+	return cbpf_lower_store_temp(m, sp);
+}
+
+int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	unsigned k;
+	int rc;
+
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, (uint32_t)e->imm);
+		return 0;
+	case CBPF_X_FIELD:
+		cbpf_asm_stmt(m, BPF_LD | BPF_W | BPF_ABS, (uint32_t)e->imm & ~3u);
+		if (e->width < 32) {
+			if (e->imm & 3)
+				cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K,
+					      (uint32_t)(e->imm & 3) * 8);
+			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
+				      (uint32_t)((1ull << e->width) - 1));
+		}
+		return 0;
+	case CBPF_X_TRUNC:
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (!rc && e->width < 32)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
+				      (uint32_t)((1ull << e->width) - 1));
+		return rc;
+	case CBPF_X_SEXT:
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc || e->width >= 32)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 32 - e->width);
+		return lower_arsh(m, 32 - e->width, sp);
+	case CBPF_X_NEG:
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (!rc)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+		return rc;
+	case CBPF_X_BSWAP:
+		return -ENOTSUP;
+	case CBPF_X_ALU:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	switch (e->op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		/* The low word of these depends only on the low words. */
+		return lower_binary(m, e->op, cbpf_lower_lo_word, e->a, e->b, sp);
+	case BPF_DIV:
+	case BPF_MOD:
+		if (e->sgn || (!e->is32 && !e->a->hi_zero))
+			return -ENOTSUP;
+		return lower_divmod(m, e, sp);
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	if (e->b->kind != CBPF_X_CONST) {
+		/* Variable counts: 32-bit logical shifts only, the count masked
+		 * as eBPF does, so cBPF never sees a count >= 32. */
+		if (!e->is32 || e->op == BPF_ARSH)
+			return -ENOTSUP;
+		rc = cbpf_lower_lo_word(m, e->b, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 31);
+		rc = cbpf_lower_store_temp(m, sp);
+		if (!rc)
+			rc = cbpf_lower_lo_word(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | e->op | BPF_X, 0);
+		return 0;
+	}
+	k = (unsigned)e->b->imm;	/* masked by the front end */
+	if (e->is32) {
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		if (e->op == BPF_ARSH)
+			return lower_arsh(m, k, sp);
+		cbpf_asm_stmt(m, BPF_ALU | e->op | BPF_K, k);
+		return 0;
+	}
+	if (e->op == BPF_LSH) {
+		if (k >= 32) {
+			cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+			return 0;
+		}
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (!rc)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, k);
+		return rc;
+	}
+	if (e->op == BPF_ARSH && k > 32) {
+		rc = cbpf_lower_hi_word(m, e->a, sp);
+		return rc ? rc : lower_arsh(m, k - 32, sp);
+	}
+	return lower_lo_rsh64(m, e->a, k, sp);
+}
+
+int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	unsigned k;
+	int rc;
+
+	if (e->hi_zero) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+		return 0;
+	}
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, (uint32_t)(e->imm >> 32));
+		return 0;
+	case CBPF_X_FIELD:
+		cbpf_asm_stmt(m, BPF_LD | BPF_W | BPF_ABS, (uint32_t)e->imm + 4);
+		return 0;
+	case CBPF_X_TRUNC:
+		rc = cbpf_lower_hi_word(m, e->a, sp);
+		if (!rc)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K,
+				      (uint32_t)((1ull << (e->width - 32)) - 1));
+		return rc;
+	case CBPF_X_SEXT:
+		/* The sign of the sign-extended low word, everywhere. */
+		rc = cbpf_lower_lo_word(m, e, sp);
+		return rc ? rc : lower_arsh(m, 31, sp);
+	case CBPF_X_NEG: {
+		/* hi(-a) = -hi(a) - (lo(a) != 0) */
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		lower_bool_unless(m, BPF_JMP | BPF_JEQ | BPF_K, 0);
+		rc = cbpf_lower_store_temp(m, sp);
+		if (!rc)
+			rc = cbpf_lower_hi_word(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+		return 0;
+	}
+	case CBPF_X_ALU:
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	switch (e->op) {
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		return lower_binary(m, e->op, cbpf_lower_hi_word, e->a, e->b, sp);
+	case BPF_ADD:
+	case BPF_SUB:
+		/* hi = hi(a) +- hi(b) +- carry */
+		rc = lower_add_carry(m, e, sp);
+		if (!rc)
+			rc = lower_binary(m, e->op, cbpf_lower_hi_word, e->a, e->b, sp + 1);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | e->op | BPF_X, 0);
+		return 0;
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		if (e->b->kind != CBPF_X_CONST)
+			return -ENOTSUP;
+		break;
+	default:
+		return -ENOTSUP;	/* 64-bit mul, div, mod */
+	}
+	k = (unsigned)e->b->imm;
+	if (e->op == BPF_LSH) {
+		if (k >= 32) {
+			rc = cbpf_lower_lo_word(m, e->a, sp);
+			if (!rc && k > 32)
+				cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, k - 32);
+			return rc;
+		}
+		/* hi(a) << k | lo(a) >> (32 - k) */
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (!rc)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 32 - k);
+		if (!rc)
+			rc = cbpf_lower_store_temp(m, sp);
+		if (!rc)
+			rc = cbpf_lower_hi_word(m, e->a, sp + 1);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, k);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+		return 0;
+	}
+	rc = cbpf_lower_hi_word(m, e->a, sp);
+	if (rc)
+		return rc;
+	if (e->op == BPF_RSH) {
+		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k);	/* k < 32: else hi_zero */
+		return 0;
+	}
+	return lower_arsh(m, k >= 32 ? 31 : k, sp);
+}
+
+/* ---- conditions ---- */
+
+uint16_t cbpf_lower_jump_op(unsigned op)
+{
+	switch (op) {
+	case CBPF_C_EQ: return BPF_JMP | BPF_JEQ;
+	case CBPF_C_GT: return BPF_JMP | BPF_JGT;
+	case CBPF_C_GE: return BPF_JMP | BPF_JGE;
+	}
+	return BPF_JMP | BPF_JSET;
+}
+
+/* One 32-bit comparison of half(a) with half(b), sign bits flipped when
+ * flip, jumping to lt or lf. */
+static int lower_cmp_words(struct cbpf_asm *m, unsigned op, bool flip, cbpf_lower_half_fn half,
+			   const struct cbpf_expr *a, const struct cbpf_expr *b, uint32_t lt,
+			   uint32_t lf)
+{
+	uint32_t fl = flip ? 0x80000000u : 0;
+	int rc;
+
+	if (b->kind == CBPF_X_CONST) {
+		uint32_t k =
+			half == cbpf_lower_lo_word ? (uint32_t)b->imm : (uint32_t)(b->imm >> 32);
+
+		rc = half(m, a, 0);
+		if (rc)
+			return rc;
+		if (fl)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+		cbpf_asm_jump(m, cbpf_lower_jump_op(op) | BPF_K, k ^ fl, lt, lf);
+		return 0;
+	}
+	rc = half(m, b, 0);
+	if (rc)
+		return rc;
+	if (fl)
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+	rc = cbpf_lower_store_temp(m, 0);
+	if (!rc)
+		rc = half(m, a, 1);
+	if (rc)
+		return rc;
+	if (fl)
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, fl);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, 0);
+	cbpf_asm_jump(m, cbpf_lower_jump_op(op) | BPF_X, 0, lt, lf);
+	return 0;
+}
+
+/* if (a op b) goto lt else lf, for 64-bit or 32-bit (is32) operands. */
+int cbpf_lower_cond(struct cbpf_asm *m, const struct cbpf_rnode *n, uint32_t lt, uint32_t lf)
+{
+	const struct cbpf_expr *a = n->a, *b = n->b;
+	bool sgn = n->sgn && n->op != CBPF_C_EQ && n->op != CBPF_C_SET;
+	uint32_t lo_label;
+	int rc;
+
+	if (n->is32 || n->op == CBPF_C_SET) {
+		if (n->is32)
+			return lower_cmp_words(m, n->op, sgn, cbpf_lower_lo_word, a, b, lt, lf);
+	}
+	if (a->hi_zero && b->hi_zero)	/* both in [0, 2^32): signedness moot */
+		return lower_cmp_words(m, n->op, false, cbpf_lower_lo_word, a, b, lt, lf);
+	if (b->kind == CBPF_X_CONST && (uint32_t)(b->imm >> 32) == 0 && n->op == CBPF_C_SET)
+		return lower_cmp_words(m, n->op, false, cbpf_lower_lo_word, a, b, lt, lf);
+	lo_label = cbpf_asm_label(m);
+	switch (n->op) {
+	case CBPF_C_EQ:
+		rc = lower_cmp_words(m, CBPF_C_EQ, false, cbpf_lower_hi_word, a, b, lo_label, lf);
+		break;
+	case CBPF_C_SET:
+		rc = lower_cmp_words(m, CBPF_C_SET, false, cbpf_lower_hi_word, a, b, lt, lo_label);
+		break;
+	default: {
+		/* hi(a) > hi(b): true; hi(a) == hi(b): decide on the low
+		 * words, unsigned; else false. */
+		uint32_t eq = cbpf_asm_label(m);
+
+		rc = lower_cmp_words(m, CBPF_C_GT, sgn, cbpf_lower_hi_word, a, b, lt, eq);
+		if (rc)
+			return rc;
+		cbpf_asm_place(m, eq);
+		/* A and X (or K) still hold the flipped high words. */
+		if (b->kind == CBPF_X_CONST)
+			cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K,
+			       (uint32_t)(b->imm >> 32) ^ (sgn ? 0x80000000u : 0), lo_label, lf);
+		else
+			cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_X, 0, lo_label, lf);
+		break;
+	}
+	}
+	if (rc)
+		return rc;
+	cbpf_asm_place(m, lo_label);
+	return lower_cmp_words(m, n->op, false, cbpf_lower_lo_word, a, b, lt, lf);
+}
