@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,7 +162,7 @@ static int namespace_init(const char *obj, const char *log, const char *mode, co
 static void run_in_namespace(const char *obj, const char *mode, const char *secs, int pid_max)
 {
 	char log[4200];
-	int status, fd;
+	int status, fd, i;
 	ssize_t n;
 	pid_t pid;
 
@@ -168,14 +170,29 @@ static void run_in_namespace(const char *obj, const char *mode, const char *secs
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		/* A timed-out test takes the namespace with it: its init dies
+		 * with this child, and this child with the test. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(116);
 		if (unshare(CLONE_NEWPID | CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			_exit(119);
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+				_exit(115);
 			_exit(namespace_init(obj, log, mode, secs, pid_max));
-		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		}
+		if (pid < 0)
 			_exit(118);
+		/* A hung supervisor fails the test, and its namespace goes. */
+		for (i = 0; waitpid(pid, &status, WNOHANG) != pid; i++) {
+			if (i == 60 * 100) {
+				kill(pid, SIGKILL);
+				_exit(114);
+			}
+			usleep(10000);
+		}
 		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 117);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
@@ -218,6 +235,8 @@ Test(supervisor_race, a_recycled_tid_is_never_read_and_calls_fail_closed, .timeo
 	cr_assert_gt(value_of("pid_wraps"), 10, "%s", out);
 	cr_assert_gt(value_of("filter_genuine"), 100, "%s", out);
 	cr_assert_gt(value_of("reply_genuine"), 100, "%s", out);
+	cr_assert_gt(value_of("filter_genuine"), value_of("reply_genuine"),
+		     "no caller died between its read and the reply:%s", out);
 
 	/* The wrong task is never acted on. */
 	cr_expect_eq(value_of("filter_marker"), 0, "another process's memory read:%s", out);
