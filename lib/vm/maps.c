@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -787,6 +788,7 @@ static int htab_create(struct map *map, struct secbpf_err *err)
 {
 	struct htab *h = &map->u.htab;
 	unsigned long buckets = 1;
+	sigset_t all, old;
 
 	if (!(map->map_flags & BPF_F_ZERO_SEED) &&
 	    getrandom(h->seed, sizeof(h->seed), 0) != (ssize_t)sizeof(h->seed))
@@ -798,6 +800,14 @@ static int htab_create(struct map *map, struct secbpf_err *err)
 	h->ht = cds_lfht_new(buckets, buckets, buckets, 0, NULL);
 	if (!h->ht)
 		return err_set(err, ENOMEM, "cannot allocate %lu hash buckets", buckets);
+	/* Deleted elements are freed by liburcu's call_rcu thread: start it
+	 * now, not on the first delete, when a target may hold every TID
+	 * (liburcu aborts if it cannot create the thread). It blocks every
+	 * signal, so that none meant for the caller's threads reaches it. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	(void)get_default_call_rcu_data();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_mutex_init(&h->lru_lock, NULL);
 	CDS_INIT_LIST_HEAD(&h->lru_list);
 	return 0;

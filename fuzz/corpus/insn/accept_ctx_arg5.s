@@ -1,0 +1,6 @@
+# Context loads the seed (and, without --strict, secbpf) accepts.
+# expect: accept
+# tier: restricted
+
+ldxdw %r0, [%r1+56]
+exit

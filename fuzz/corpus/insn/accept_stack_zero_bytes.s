@@ -1,0 +1,5 @@
+# expect: accept
+# tier: restricted
+stb [%r10-1], 0
+ldxb %r0, [%r10-1]
+exit
