@@ -86,7 +86,7 @@ Test(dump, classic_filters_oldest_first_as_compiled)
 	int rc;
 
 	if (geteuid() != 0)
-		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
 	sample(seed, sizeof(seed), "seed_close");
 	sample(wx, sizeof(wx), "wx");
 	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
@@ -119,7 +119,7 @@ Test(dump, a_process_without_filters_lists_none)
 	int rc;
 
 	if (geteuid() != 0)
-		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {

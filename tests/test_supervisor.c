@@ -547,7 +547,7 @@ Test(supervisor, a_target_cannot_ptrace_or_read_the_supervisor)
 	const char *f = object(filter("actions", actions_src));
 
 	if (access("/usr/bin/setpriv", X_OK)) {
-		cr_skip_test("setpriv(1) is needed to run the target unprivileged");
+		test_skip_unless_ci("setpriv(1) is needed to run the target unprivileged");
 		return;
 	}
 	/* Unprivileged, same uid as the supervisor: only the supervisor
