@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -196,4 +197,27 @@ void test_stage_for_other_users(const char *exe, char *dir, size_t dsize, char *
 		copy_executable(path, lib);
 	}
 	cr_assert_eq(pclose(ldd), 0, "ldd %s failed", exe);
+}
+
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool test_wait_for(bool (*cond)(void *arg), void *arg, int timeout_ms)
+{
+	long long deadline = monotonic_ms() + timeout_ms;
+	struct timespec pause = { 0, 1000000 };
+
+	while (!cond(arg)) {
+		if (monotonic_ms() >= deadline)
+			return cond(arg);
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000)
+			pause.tv_nsec *= 2;
+	}
+	return true;
 }

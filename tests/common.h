@@ -59,6 +59,11 @@ bool test_in_ci(void);
 		cr_skip_test(__VA_ARGS__);                                                         \
 	} while (0)
 
+/* Poll cond(arg) until it holds or timeout_ms have passed (monotonic
+ * clock; short, growing pauses between tries). Returns the last cond. For
+ * conditions no fd or wait can signal: another process's state, a file. */
+bool test_wait_for(bool (*cond)(void *arg), void *arg, int timeout_ms);
+
 /* Copy the program exe, and each shared library it loads from the build
  * directory (under the name it is loaded by), into a fresh 0755 directory
  * under /tmp, every copy 0755: so that another user (uid 65534) can run it

@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -298,6 +299,8 @@ Test(api_attach, tsync_filters_threads_that_already_run, .timeout = 120)
 }
 
 static volatile int busy_stop;
+/* Threads that made their first syscall (the attach waits for all). */
+static int busy_started;
 
 /* A thread that keeps making a syscall the filter sends to the
  * supervisor, before, during and after the attach. */
@@ -308,9 +311,15 @@ static void *busy_thread(void *arg)
 	while (!busy_stop) {
 		if (listen_err() == EPERM)
 			return (void *)n;
-		n++;
+		if (n++ == 0)
+			__atomic_fetch_add(&busy_started, 1, __ATOMIC_SEQ_CST);
 	}
 	return (void *)-1L;
+}
+
+static bool all_busy(void *arg)
+{
+	return __atomic_load_n(&busy_started, __ATOMIC_SEQ_CST) == *(int *)arg;
 }
 
 static void busy_child(void *arg)
@@ -325,7 +334,9 @@ static void busy_child(void *arg)
 	CHECK(p, 2);
 	for (i = 0; i < 3; i++)
 		CHECK(pthread_create(&t[i], NULL, busy_thread, NULL) == 0, 3);
-	usleep(20000);
+	/* all three are in their loop before the filter goes in */
+	i = 3;
+	CHECK(test_wait_for(all_busy, &i, 10000), 10);
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 4);
 	CHECK(secbpf_program__attach(p, &o) == 0, 5);
 	CHECK(own_listeners() == 0, 6);
@@ -382,17 +393,22 @@ static void killed_child(void *arg)
 	struct lockdown *l = arg;
 	struct secbpf_attach_opts o = { .sz = sizeof(o) };
 	struct secbpf_program *p = lockdown_prog(l);
+	struct pollfd exited;
 	pid_t sup;
-	int i;
 
 	CHECK(p, 2);
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
 	CHECK(secbpf_program__attach(p, &o) == 0, 4);
 	sup = find_supervisor(l->marker);
 	CHECK(sup > 0, 5);
+	/* its pidfd turns readable once it has exited (its fds are closed
+	 * by then, the listener with them) */
+	exited.fd = syscall(SYS_pidfd_open, sup, 0);
+	exited.events = POLLIN;
+	CHECK(exited.fd >= 0, 11);
 	CHECK(kill(sup, SIGKILL) == 0, 7);
-	for (i = 0; i < 200 && kill(sup, 0) == 0; i++)
-		usleep(10000);
+	CHECK(poll(&exited, 1, 10000) == 1, 12);
+	close(exited.fd);
 	/* Fail closed: what needed the supervisor fails with ENOSYS... */
 	CHECK(listen_err() == ENOSYS, 8);
 	/* ...what the kernel decides alone still works... */
