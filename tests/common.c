@@ -4,6 +4,7 @@
  * suites need (see common.h), so that a fix to one reaches them all.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -136,3 +138,86 @@ const char test_count_closes_body[] = "struct {\n"
 				      "		__sync_fetch_and_add(v, 1);\n"
 				      "	return SECCOMP_RET_ALLOW;\n"
 				      "}\n";
+
+bool test_in_ci(void)
+{
+	const char *v[] = { getenv("CI"), getenv("SECBPF_CI") };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] && v[i][0] && strcmp(v[i], "0") && strcmp(v[i], "false"))
+			return true;
+	return false;
+}
+
+/* Copy src (links followed) to dst with mode 0755. */
+static void copy_executable(const char *src, const char *dst)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	cr_assert(in >= 0, "cannot open %s", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	cr_assert(out >= 0, "cannot create %s", dst);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, n), n, "cannot write %s", dst);
+	cr_assert_eq(n, 0, "cannot read %s", src);
+	cr_assert_eq(fchmod(out, 0755), 0);
+	close(in);
+	cr_assert_eq(close(out), 0);
+}
+
+void test_stage_for_other_users(const char *exe, char *dir, size_t dsize, char *staged,
+				size_t ssize)
+{
+	const char *build = getenv("SECBPF_BUILD_DIR");
+	char real_build[4096], lib[4096], name[256], path[4096 + 256], line[8192];
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	FILE *ldd;
+
+	cr_assert(build && realpath(build, real_build), "SECBPF_BUILD_DIR is not set");
+	snprintf(dir, dsize, "/tmp/secbpf-stage-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0755), 0);
+	snprintf(staged, ssize, "%s/%s", dir, base);
+	copy_executable(exe, staged);
+	/* The libraries it loads from the build directory ($ORIGIN/ finds
+	 * them beside the copy); system libraries are reachable already. */
+	snprintf(line, sizeof(line), "ldd '%s'", exe);
+	ldd = popen(line, "r");
+	cr_assert_not_null(ldd);
+	while (fgets(line, sizeof(line), ldd)) {
+		if (sscanf(line, " %255s => %4095s", name, lib) != 2 || lib[0] != '/')
+			continue;
+		if (!realpath(lib, path) || strncmp(path, real_build, strlen(real_build)))
+			continue;
+		snprintf(lib, sizeof(lib), "%s/%s", dir, name);
+		copy_executable(path, lib);
+	}
+	cr_assert_eq(pclose(ldd), 0, "ldd %s failed", exe);
+}
+
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool test_wait_for(bool (*cond)(void *arg), void *arg, int timeout_ms)
+{
+	long long deadline = monotonic_ms() + timeout_ms;
+	struct timespec pause = { 0, 1000000 };
+
+	while (!cond(arg)) {
+		if (monotonic_ms() >= deadline)
+			return cond(arg);
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000)
+			pause.tv_nsec *= 2;
+	}
+	return true;
+}

@@ -91,19 +91,21 @@ static const char *notify_filter(bool stateful)
 	return path;
 }
 
+static bool socket_exists(void *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
 /* Start the example agent with args in the background; wait for its
  * socket (it appears once the agent listens). */
 static void start_example_agent(const char *args)
 {
-	struct stat st;
-	int i;
-
 	cr_assert_eq(
 		shell("'%s' '%s' %s >agent.log 2>&1 &", getenv("SECBPF_AGENT_EXAMPLE"), sock, args),
 		0);
-	for (i = 0; i < 500 && stat(sock, &st); i++)
-		usleep(10000);
-	cr_assert_eq(stat(sock, &st), 0, "the agent did not start");
+	cr_assert(test_wait_for(socket_exists, (void *)sock, 10000), "the agent did not start");
 }
 
 /* `secbpf run [--agent SOCK] -f OBJ -- notify_probe call NR...`. */

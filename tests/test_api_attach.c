@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "secbpf.h"
 
 /* Failures inside the child: its exit status names the step. */
@@ -299,6 +301,8 @@ Test(api_attach, tsync_filters_threads_that_already_run, .timeout = 120)
 }
 
 static volatile int busy_stop;
+/* Threads that made their first syscall (the attach waits for all). */
+static int busy_started;
 
 /* A thread that keeps making a syscall the filter sends to the
  * supervisor, before, during and after the attach. */
@@ -309,9 +313,15 @@ static void *busy_thread(void *arg)
 	while (!busy_stop) {
 		if (listen_err() == EPERM)
 			return (void *)n;
-		n++;
+		if (n++ == 0)
+			__atomic_fetch_add(&busy_started, 1, __ATOMIC_SEQ_CST);
 	}
 	return (void *)-1L;
+}
+
+static bool all_busy(void *arg)
+{
+	return __atomic_load_n(&busy_started, __ATOMIC_SEQ_CST) == *(int *)arg;
 }
 
 static void busy_child(void *arg)
@@ -326,7 +336,9 @@ static void busy_child(void *arg)
 	CHECK(p, 2);
 	for (i = 0; i < 3; i++)
 		CHECK(pthread_create(&t[i], NULL, busy_thread, NULL) == 0, 3);
-	usleep(20000);
+	/* all three are in their loop before the filter goes in */
+	i = 3;
+	CHECK(test_wait_for(all_busy, &i, 10000), 10);
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 4);
 	CHECK(secbpf_program__attach(p, &o) == 0, 5);
 	CHECK(own_listeners() == 0, 6);
@@ -383,17 +395,22 @@ static void killed_child(void *arg)
 	struct lockdown *l = arg;
 	struct secbpf_attach_opts o = { .sz = sizeof(o) };
 	struct secbpf_program *p = lockdown_prog(l);
+	struct pollfd exited;
 	pid_t sup;
-	int i;
 
 	CHECK(p, 2);
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 3);
 	CHECK(secbpf_program__attach(p, &o) == 0, 4);
 	sup = find_supervisor(l->marker);
 	CHECK(sup > 0, 5);
+	/* its pidfd turns readable once it has exited (its fds are closed
+	 * by then, the listener with them) */
+	exited.fd = syscall(SYS_pidfd_open, sup, 0);
+	exited.events = POLLIN;
+	CHECK(exited.fd >= 0, 11);
 	CHECK(kill(sup, SIGKILL) == 0, 7);
-	for (i = 0; i < 200 && kill(sup, 0) == 0; i++)
-		usleep(10000);
+	CHECK(poll(&exited, 1, 10000) == 1, 12);
+	close(exited.fd);
 	/* Fail closed: what needed the supervisor fails with ENOSYS... */
 	CHECK(listen_err() == ENOSYS, 8);
 	/* ...what the kernel decides alone still works... */
@@ -415,12 +432,16 @@ Test(api_attach, killing_the_supervisor_fails_closed, .timeout = 120)
 	cr_assert_eq(in_child(killed_child, &l), 0);
 }
 
+/* The supervisor copied where uid 65534 can execute it (with the
+ * libraries it loads from the build directory), set before forking. */
+static char staged_supervisor[4096];
+
 /* An unprivileged target against its own supervisor: no ptrace, no
  * reading its memory, no taking its listener with pidfd_getfd. */
 static void attacker_child(void *arg)
 {
 	struct lockdown *l = arg;
-	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .supervisor = staged_supervisor };
 	struct secbpf_program *p = lockdown_prog(l);
 	char path[64], buf[16];
 	struct iovec local = { buf, sizeof(buf) }, remote;
@@ -430,9 +451,8 @@ static void attacker_child(void *arg)
 
 	CHECK(p, 2);
 	CHECK(setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0, 3);
-	/* A build directory nobody cannot reach: nothing to test. */
-	if (access(getenv("SECBPF_SUPERVISOR"), X_OK))
-		_exit(77);
+	/* Staged under /tmp: reachable however the build directory is not. */
+	CHECK(access(staged_supervisor, X_OK) == 0, 14);
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, 4);
 	CHECK(secbpf_program__attach(p, &o) == 0, 5);
 	sup = find_supervisor(l->marker);
@@ -458,13 +478,17 @@ Test(api_attach, an_unprivileged_target_cannot_reach_into_its_supervisor, .timeo
 {
 	struct lockdown l = { .marker = 0x8000000 + (unsigned long)getpid() };
 
+	const char *sup = getenv("SECBPF_SUPERVISOR");
+	char dir[64];
 	int rc;
 
 	if (geteuid() != 0)
-		cr_skip_test("needs root to become nobody");
+		test_skip_unless_ci("needs root to become nobody");
+	cr_assert(sup, "SECBPF_SUPERVISOR is not set (run through meson test)");
+	test_stage_for_other_users(sup, dir, sizeof(dir), staged_supervisor,
+				   sizeof(staged_supervisor));
 	rc = in_child(attacker_child, &l);
-	if (rc == 77)
-		cr_skip_test("uid 65534 cannot execute the built secbpf-supervisor");
+	test_remove_tree(dir);
 	cr_assert_eq(rc, 0);
 }
 

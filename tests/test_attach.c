@@ -157,7 +157,7 @@ static int nonroot_needs_nnp(struct verdict *v)
 Test(attach, nonroot_without_no_new_privs_fails_with_clear_error)
 {
 	if (geteuid() != 0)
-		cr_skip_test("needs root to drop to uid 65534");
+		test_skip_unless_ci("needs root to drop to uid 65534");
 	in_child(nonroot_needs_nnp);
 }
 
@@ -178,7 +178,7 @@ static int root_without_nnp(struct verdict *v)
 Test(attach, cap_sys_admin_without_no_new_privs_succeeds)
 {
 	if (geteuid() != 0)
-		cr_skip_test("needs CAP_SYS_ADMIN");
+		test_skip_unless_ci("needs CAP_SYS_ADMIN");
 	in_child(root_without_nnp);
 }
 

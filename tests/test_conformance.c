@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "conformance_case.h"
 #include "conformance_run.h"
 
@@ -142,7 +143,8 @@ ParameterizedTest(struct case_file *f, conformance, negative)
 }
 
 /* Without the data the whole suite is skipped (exit status 77, which meson
- * reports as SKIP), so that a missing suite never counts as passed. */
+ * reports as SKIP), so that a missing suite never counts as passed; in CI
+ * (test_in_ci) it fails instead. */
 int main(int argc, char **argv)
 {
 	struct criterion_test_set *tests;
@@ -151,8 +153,9 @@ int main(int argc, char **argv)
 
 	snprintf(dir, sizeof(dir), "%s/tests", conformance_dir());
 	if (access(dir, R_OK | X_OK)) {
-		printf("conformance: no data at %s (set SECBPF_CONFORMANCE_DIR): skipped\n", dir);
-		return 77;
+		printf("conformance: no data at %s (set SECBPF_CONFORMANCE_DIR): %s\n", dir,
+		       test_in_ci() ? "an error in CI" : "skipped");
+		return test_in_ci() ? 1 : 77;
 	}
 	tests = criterion_initialize();
 	ok = criterion_handle_args(argc, argv, true);

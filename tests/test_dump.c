@@ -49,14 +49,44 @@ static void insn_lines(const char *text, char *dst, size_t size)
 	}
 }
 
+struct started {
+	const char *pidfile;
+	long pid;
+};
+
+/* The shell under the filters wrote its pid, and has become sleep. */
+static bool started_sleeping(void *arg)
+{
+	struct started *s = arg;
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (s->pid <= 0) {
+		f = fopen(s->pidfile, "r");
+		if (!f)
+			return false;
+		if (fscanf(f, "%ld", &s->pid) != 1)
+			s->pid = 0;
+		fclose(f);
+		if (s->pid <= 0)
+			return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/comm", s->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "sleep\n");
+}
+
 /* Start `secbpf run -f A -f B -- sleep` in the background; returns the
- * pid of sleep (CMD itself: run execs it in its child). */
+ * pid of sleep (CMD itself: run execs it in its child), once it is sleep. */
 static pid_t start_filtered(const char *a, const char *b, char *pidfile, size_t size)
 {
+	struct started s = { .pidfile = pidfile };
 	char cmd[16384];
-	FILE *f;
-	long pid = 0;
-	int i;
 
 	snprintf(pidfile, size, "/tmp/secbpf-test-dump-%d", getpid());
 	unlink(pidfile);
@@ -65,18 +95,9 @@ static pid_t start_filtered(const char *a, const char *b, char *pidfile, size_t 
 		 ">/dev/null 2>&1 &",
 		 getenv("SECBPF"), a, b, pidfile);
 	cr_assert_eq(system(cmd), 0);
-	for (i = 0; i < 500 && pid <= 0; i++) {
-		f = fopen(pidfile, "r");
-		if (f) {
-			if (fscanf(f, "%ld", &pid) != 1)
-				pid = 0;
-			fclose(f);
-		}
-		usleep(10000);
-	}
-	cr_assert_gt(pid, 0, "the filtered process did not start");
-	usleep(100000); /* let sh exec sleep */
-	return (pid_t)pid;
+	cr_assert(test_wait_for(started_sleeping, &s, 10000),
+		  "the filtered process did not start (pid %ld)", s.pid);
+	return (pid_t)s.pid;
 }
 
 Test(dump, classic_filters_oldest_first_as_compiled)
@@ -86,7 +107,7 @@ Test(dump, classic_filters_oldest_first_as_compiled)
 	int rc;
 
 	if (geteuid() != 0)
-		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
 	sample(seed, sizeof(seed), "seed_close");
 	sample(wx, sizeof(wx), "wx");
 	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
@@ -119,7 +140,7 @@ Test(dump, a_process_without_filters_lists_none)
 	int rc;
 
 	if (geteuid() != 0)
-		cr_skip_test("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -149,18 +170,21 @@ Test(dump, errors_exit_2_with_a_reason)
 Test(dump, a_process_traced_by_another_is_refused)
 {
 	pid_t pid;
-	int rc;
+	int rc, st;
 
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		/* traced by its parent (us): nobody else may seize it */
+		/* traced by its parent (us): nobody else may seize it; the
+		 * stop tells the parent that the tracing is in place */
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
 			_exit(1);
+		raise(SIGSTOP);
 		pause();
 		_exit(0);
 	}
-	usleep(50000);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSTOPPED(st), "the child did not stop traced (status %#x)", st);
 	rc = secbpf("dump %d", (int)pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

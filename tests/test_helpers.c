@@ -183,7 +183,7 @@ Test(helpers, pid_tgid_uid_gid_and_slot)
 	uint32_t ret;
 
 	if (geteuid() != 0)
-		cr_skip_test("needs root to make a child with another uid");
+		test_skip_unless_ci("needs root to make a child with another uid");
 	child_start(&c, CHILD_NOBODY);
 	cr_assert_eq(run_task(rt, &c, 0, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
@@ -218,7 +218,7 @@ Test(helpers, probe_read_user_str_of_a_child)
 	uint32_t ret;
 
 	if (geteuid() != 0)
-		cr_skip_test("needs root to make a child with another uid");
+		test_skip_unless_ci("needs root to make a child with another uid");
 	child_start(&c, CHILD_NOBODY);
 	cr_assert_geq(c.mem_fd, 0);
 	snprintf(want, sizeof(want), "child %d secret", (int)c.pid);
@@ -293,7 +293,7 @@ Test(helpers, probe_read_user_needs_a_dumpable_task)
 	uint32_t ret;
 
 	if (geteuid() != 0)
-		cr_skip_test("needs root to make a child with another uid");
+		test_skip_unless_ci("needs root to make a child with another uid");
 	child_start(&c, CHILD_NOBODY_NONDUMPABLE);
 	cr_assert_geq(c.mem_fd, 0);	/* root may open it; the helper must refuse */
 	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
@@ -564,7 +564,7 @@ Test(helpers, secbpf_test_with_helpers)
 	FILE *p;
 
 	if (!secbpf)
-		cr_skip_test("SECBPF is not set");
+		test_skip_unless_ci("SECBPF is not set");
 	test_compile_helper(tmpdir, "control", obj, sizeof(obj));
 	snprintf(cmd, sizeof(cmd), "'%s' test '%s:loop_errno' --nr getpid --arg 7 --arg 100",
 		 secbpf, obj);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "vm/insn.h"
 
 #define CONF_DEFAULT_DIR "tests/conformance"
@@ -39,7 +40,7 @@ static DIR *open_corpus(const char *sub, char *path, size_t len)
 	snprintf(path, len, "%s/%s", conf_dir(), sub);
 	d = opendir(path);
 	if (!d)
-		cr_skip_test("conformance data not found at %s (set SECBPF_CONFORMANCE_DIR)", path);
+		test_skip_unless_ci("conformance data not found at %s (set SECBPF_CONFORMANCE_DIR)", path);
 	return d;
 }
 

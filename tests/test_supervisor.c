@@ -546,18 +546,27 @@ Test(supervisor, fails_closed_when_the_supervisor_dies)
 Test(supervisor, a_target_cannot_ptrace_or_read_the_supervisor)
 {
 	const char *f = object(filter("actions", actions_src));
+	char tool_dir[64], tool[4096], probe_dir[64], staged_probe[4096];
+	int rc;
 
 	if (access("/usr/bin/setpriv", X_OK)) {
-		cr_skip_test("setpriv(1) is needed to run the target unprivileged");
+		test_skip_unless_ci("setpriv(1) is needed to run the target unprivileged");
 		return;
 	}
+	/* uid 65534 runs copies under /tmp: the build directory may be out
+	 * of its reach (a clone under a 0700 home). */
+	test_stage_for_other_users(SECBPF_BIN, tool_dir, sizeof(tool_dir), tool, sizeof(tool));
+	test_stage_for_other_users(probe, probe_dir, sizeof(probe_dir), staged_probe,
+				   sizeof(staged_probe));
 	/* Unprivileged, same uid as the supervisor: only the supervisor
 	 * being non-dumpable stands in the way (without Yama). */
 	/* LeakSanitizer cannot stop a non-dumpable process unprivileged. */
-	cr_assert_eq(shell("ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=65534 --regid=65534 "
-			   "--clear-groups " SECBPF_RUN "-f '%s' -- '%s' ptrace",
-			   SECBPF_BIN, f, probe),
-		     0, "%s", out);
+	rc = shell("ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=65534 --regid=65534 "
+		   "--clear-groups " SECBPF_RUN "-f '%s' -- '%s' ptrace",
+		   tool, f, staged_probe);
+	test_remove_tree(tool_dir);
+	test_remove_tree(probe_dir);
+	cr_assert_eq(rc, 0, "%s", out);
 	cr_expect(strstr(out, "notified=0\n"), "%s", out);
 	cr_expect(strstr(out, "attach=1\n"), "PTRACE_ATTACH must be EPERM: %s", out);
 	cr_expect(strstr(out, "vm_readv=1\n"), "process_vm_readv must be EPERM: %s", out);

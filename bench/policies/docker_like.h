@@ -1,159 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * The policy of samples/docker_like.bpf.c as data, for building it with
- * libseccomp in bench/bench_syscall.c: the syscalls allowed outright (an
- * X-macro list of x86_64 names), then the argument rules as libseccomp
- * rules. bench_syscall checks, by simulating both compiled filters, that
- * this and the sample decide every input the same way; keep them in step.
+ * The policy of samples/docker_like.bpf.c built with libseccomp, from the
+ * same lists (samples/docker_like_policy.h): the syscalls allowed outright,
+ * then the argument rules as libseccomp rules; the filter exported as cBPF;
+ * and the inputs on which the two filters are compared, by simulation and
+ * in the kernel (tests/test_libseccomp_equiv.c), and by bench_syscall.
  */
 #ifndef BENCH_POLICY_DOCKER_LIKE_H
 #define BENCH_POLICY_DOCKER_LIKE_H
 
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
-/* Syscalls newer than the uapi headers some distributions ship. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-#ifndef __NR_map_shadow_stack
-#define __NR_map_shadow_stack 453
-#endif
-#ifndef __NR_futex_wake
-#define __NR_futex_wake 454
-#endif
-#ifndef __NR_futex_wait
-#define __NR_futex_wait 455
-#endif
-#ifndef __NR_futex_requeue
-#define __NR_futex_requeue 456
-#endif
+#include "docker_like_policy.h"
 
-/* The syscalls allowed whatever their arguments. */
-// clang-format off
-#define DOCKER_LIKE_ALLOWED(X) \
-	/* Files and directories. */                             \
-	X(read) X(write) X(open) X(close)                        \
-	X(stat) X(fstat) X(lstat) X(lseek)                       \
-	X(pread64) X(pwrite64) X(readv) X(writev)                \
-	X(preadv) X(pwritev) X(preadv2) X(pwritev2)              \
-	X(access) X(faccessat) X(faccessat2)                     \
-	X(openat) X(openat2) X(creat)                            \
-	X(dup) X(dup2) X(dup3) X(close_range)                    \
-	X(fcntl) X(flock) X(fsync) X(fdatasync)                  \
-	X(truncate) X(ftruncate) X(fallocate)                    \
-	X(getdents) X(getdents64) X(getcwd)                      \
-	X(chdir) X(fchdir)                                       \
-	X(rename) X(renameat) X(renameat2)                       \
-	X(mkdir) X(mkdirat) X(rmdir)                             \
-	X(link) X(linkat) X(unlink) X(unlinkat)                  \
-	X(symlink) X(symlinkat)                                  \
-	X(readlink) X(readlinkat)                                \
-	X(chmod) X(fchmod) X(fchmodat) X(fchmodat2)              \
-	X(chown) X(fchown) X(lchown) X(fchownat)                 \
-	X(umask) X(mknod) X(mknodat)                             \
-	X(newfstatat) X(statx) X(statfs) X(fstatfs)              \
-	X(utime) X(utimes) X(utimensat) X(futimesat)             \
-	X(sync) X(syncfs) X(sync_file_range)                     \
-	X(readahead) X(fadvise64)                                \
-	X(sendfile) X(splice) X(tee) X(vmsplice)                 \
-	X(copy_file_range) X(cachestat)                          \
-	X(name_to_handle_at)                                     \
-	X(setxattr) X(lsetxattr) X(fsetxattr)                    \
-	X(getxattr) X(lgetxattr) X(fgetxattr)                    \
-	X(listxattr) X(llistxattr) X(flistxattr)                 \
-	X(removexattr) X(lremovexattr) X(fremovexattr)           \
-	X(inotify_init) X(inotify_init1)                         \
-	X(inotify_add_watch) X(inotify_rm_watch)                 \
-	X(fanotify_mark)                                         \
-	X(chroot)                                                \
-	X(ioctl)                                                 \
-	/* Polling, events and asynchronous I/O. */              \
-	X(poll) X(ppoll) X(select) X(pselect6)                   \
-	X(epoll_create) X(epoll_create1) X(epoll_ctl)            \
-	X(epoll_ctl_old) X(epoll_wait) X(epoll_wait_old)         \
-	X(epoll_pwait) X(epoll_pwait2)                           \
-	X(eventfd) X(eventfd2)                                   \
-	X(signalfd) X(signalfd4)                                 \
-	X(timerfd_create) X(timerfd_settime) X(timerfd_gettime)  \
-	X(pipe) X(pipe2)                                         \
-	X(io_setup) X(io_destroy) X(io_getevents)                \
-	X(io_pgetevents) X(io_submit) X(io_cancel)               \
-	/* Memory. */                                            \
-	X(brk) X(mmap) X(munmap) X(mremap)                       \
-	X(mprotect) X(madvise) X(mincore) X(msync)               \
-	X(mlock) X(mlock2) X(munlock)                            \
-	X(mlockall) X(munlockall)                                \
-	X(remap_file_pages) X(membarrier)                        \
-	X(memfd_create) X(memfd_secret)                          \
-	X(pkey_alloc) X(pkey_free) X(pkey_mprotect)              \
-	X(map_shadow_stack)                                      \
-	/* Processes, threads and scheduling. */                 \
-	X(fork) X(vfork) X(execve) X(execveat)                   \
-	X(exit) X(exit_group) X(wait4) X(waitid)                 \
-	X(getpid) X(getppid) X(gettid)                           \
-	X(getpgid) X(setpgid) X(getpgrp)                         \
-	X(getsid) X(setsid)                                      \
-	X(set_tid_address) X(set_robust_list) X(get_robust_list) \
-	X(futex) X(futex_waitv)                                  \
-	X(futex_wake) X(futex_wait) X(futex_requeue)             \
-	X(rseq) X(arch_prctl) X(prctl)                           \
-	X(set_thread_area) X(get_thread_area)                    \
-	X(sched_yield) X(sched_setaffinity) X(sched_getaffinity) \
-	X(sched_setparam) X(sched_getparam)                      \
-	X(sched_setscheduler) X(sched_getscheduler)              \
-	X(sched_get_priority_max) X(sched_get_priority_min)      \
-	X(sched_rr_get_interval)                                 \
-	X(sched_setattr) X(sched_getattr)                        \
-	X(getpriority) X(setpriority)                            \
-	X(ioprio_get) X(ioprio_set)                              \
-	X(getrlimit) X(setrlimit) X(prlimit64)                   \
-	X(getrusage) X(times) X(getcpu)                          \
-	X(capget) X(capset)                                      \
-	X(ptrace) X(process_vm_readv) X(process_vm_writev)       \
-	X(pidfd_open) X(pidfd_send_signal) X(process_mrelease)   \
-	X(seccomp) X(restart_syscall)                            \
-	X(landlock_create_ruleset) X(landlock_add_rule)          \
-	X(landlock_restrict_self)                                \
-	/* Credentials. */                                       \
-	X(getuid) X(geteuid) X(getgid) X(getegid)                \
-	X(setuid) X(setgid) X(setreuid) X(setregid)              \
-	X(setresuid) X(getresuid) X(setresgid) X(getresgid)      \
-	X(setfsuid) X(setfsgid)                                  \
-	X(getgroups) X(setgroups)                                \
-	/* Signals. */                                           \
-	X(rt_sigaction) X(rt_sigprocmask) X(rt_sigreturn)        \
-	X(rt_sigpending) X(rt_sigtimedwait) X(rt_sigqueueinfo)   \
-	X(rt_sigsuspend) X(rt_tgsigqueueinfo) X(sigaltstack)     \
-	X(kill) X(tkill) X(tgkill) X(pause)                      \
-	/* Time. */                                              \
-	X(nanosleep) X(clock_nanosleep)                          \
-	X(clock_gettime) X(clock_getres) X(clock_adjtime)        \
-	X(gettimeofday) X(time) X(adjtimex)                      \
-	X(alarm) X(getitimer) X(setitimer)                       \
-	X(timer_create) X(timer_settime) X(timer_gettime)        \
-	X(timer_getoverrun) X(timer_delete)                      \
-	/* Sockets (socket has a rule below). */                 \
-	X(socketpair) X(connect) X(accept) X(accept4)            \
-	X(bind) X(listen) X(shutdown)                            \
-	X(getsockname) X(getpeername)                            \
-	X(setsockopt) X(getsockopt)                              \
-	X(sendto) X(recvfrom) X(sendmsg) X(recvmsg)              \
-	X(sendmmsg) X(recvmmsg)                                  \
-	/* System V and POSIX IPC. */                            \
-	X(shmget) X(shmat) X(shmctl) X(shmdt)                    \
-	X(semget) X(semop) X(semctl) X(semtimedop)               \
-	X(msgget) X(msgsnd) X(msgrcv) X(msgctl)                  \
-	X(mq_open) X(mq_unlink) X(mq_timedsend)                  \
-	X(mq_timedreceive) X(mq_notify) X(mq_getsetattr)         \
-	/* Miscellaneous. */                                     \
-	X(uname) X(sysinfo) X(getrandom)
-// clang-format on
 
 /*
  * Build the policy into ctx (made with seccomp_init(SCMP_ACT_ERRNO(EPERM))
@@ -170,15 +40,17 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 		DOCKER_LIKE_ALLOWED(DOCKER_LIKE_NR)
 #undef DOCKER_LIKE_NR
 	};
-	static const scmp_datum_t personas[] = { 0x0, 0x8, 0x20000, 0x20008, 0xffffffff };
-	/* socket families 17..39 as (mask, value) blocks: 17, 18-19, 20-23,
-	 * 24-31, 32-39. */
+#define DOCKER_LIKE_DATUM(value) value,
+	static const scmp_datum_t personas[] = { DOCKER_LIKE_PERSONAS(DOCKER_LIKE_DATUM,
+								      DOCKER_LIKE_DATUM) };
+#undef DOCKER_LIKE_DATUM
+	/* socket families AF_NETLINK + 1 .. AF_VSOCK - 1 (17..39) as (mask,
+	 * value) blocks: 17, 18-19, 20-23, 24-31, 32-39. */
 	static const struct {
 		scmp_datum_t mask, value;
 	} families[] = {
 		{ ~0ull, 17 }, { ~1ull, 18 }, { ~3ull, 20 }, { ~7ull, 24 }, { ~7ull, 32 },
 	};
-	const scmp_datum_t ns_clone_flags = 0x7e020000;
 	size_t i;
 	int rc;
 
@@ -194,18 +66,19 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 			return rc;
 	}
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_clone, 1,
-			      SCMP_A0_64(SCMP_CMP_MASKED_EQ, ns_clone_flags, 0));
+			      SCMP_A0_64(SCMP_CMP_MASKED_EQ, DOCKER_LIKE_NS_CLONE_FLAGS, 0));
 	if (rc)
 		return rc;
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0);
 	if (rc)
 		return rc;
-	/* socket: AF_NETLINK is 16, AF_VSOCK 40, NETLINK_AUDIT 9. */
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 1, SCMP_A0_64(SCMP_CMP_LT, 16));
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 1,
+			      SCMP_A0_64(SCMP_CMP_LT, DOCKER_LIKE_AF_NETLINK));
 	if (rc)
 		return rc;
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 2, SCMP_A0_64(SCMP_CMP_EQ, 16),
-			      SCMP_A2_64(SCMP_CMP_NE, 9));
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 2,
+			      SCMP_A0_64(SCMP_CMP_EQ, DOCKER_LIKE_AF_NETLINK),
+			      SCMP_A2_64(SCMP_CMP_NE, DOCKER_LIKE_NETLINK_AUDIT));
 	if (rc)
 		return rc;
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
@@ -216,6 +89,138 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * The policy as libseccomp compiles it (optimize: SCMP_FLTATR_CTL_OPTIMIZE,
+ * 0 for the default linear layout, 2 for a binary tree), exported as cBPF
+ * into *insns (malloc'ed, *len instructions). Returns 0 or a negative errno.
+ */
+static inline int docker_like_libseccomp_filter(int optimize, struct sock_filter **insns,
+						size_t *len)
+{
+	scmp_filter_ctx ctx;
+	off_t size;
+	int fd, rc;
+
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	if (!ctx)
+		return -ENOMEM;
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (!rc && optimize)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, optimize);
+	if (!rc)
+		rc = docker_like_seccomp_rules(ctx);
+	/* libseccomp 2.5 exports to an fd only (seccomp_export_bpf_mem is 2.6). */
+	fd = rc ? -1 : memfd_create("docker_like", MFD_CLOEXEC);
+	if (!rc && fd < 0)
+		rc = -errno;
+	if (!rc)
+		rc = seccomp_export_bpf(ctx, fd);
+	seccomp_release(ctx);
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	*insns = NULL;
+	if (size > 0 && size % sizeof(struct sock_filter) == 0)
+		*insns = malloc((size_t)size);
+	if (!*insns || pread(fd, *insns, (size_t)size, 0) != size) {
+		free(*insns);
+		*insns = NULL;
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	*len = (size_t)size / sizeof(struct sock_filter);
+	return 0;
+}
+
+/* xorshift64*: reproducible argument values for the inputs below. */
+static inline uint64_t docker_like_rng(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dull;
+}
+
+/* Syscall numbers 0..DOCKER_LIKE_NR_LIMIT - 1 are all tried. */
+#define DOCKER_LIKE_NR_LIMIT 512
+
+/*
+ * The inputs on which to compare two builds of the policy, each passed to
+ * fn: every nr 0..511 with zero and with random arguments; nr -1, x32 and
+ * other large numbers; foreign arches; and the argument rules' edges
+ * (personas, each clone flag bit, socket families 0..64 with and without
+ * NETLINK_AUDIT, upper halves set).
+ */
+static inline void docker_like_inputs(void (*fn)(const struct seccomp_data *sd, void *arg),
+					  void *arg)
+{
+	static const uint64_t personas[] = {
+		0,	8,	 0x20000,  0x20008,	   0xffffffff,	   1,
+		9,	0x40000, 0x400000, 0x100000000ull, 0x1ffffffffull, 0xffffffffffffffffull,
+		0x20001
+	};
+	static const uint32_t big_nrs[] = { 0xffffffff, 0xfffffffe, 0x40000000, 0x40000027,
+					    0x4000003f, 0x7fffffff, 0x80000000, 0x3fffffff };
+	static const uint32_t arches[] = { AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64, 0, 0x4000003e };
+	static const uint64_t protos[] = { 0, 9, 0x100000009ull, 15 };
+	struct seccomp_data sd = { .arch = AUDIT_ARCH_X86_64 };
+	uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+	uint32_t nr;
+	size_t i, j;
+	int r, b;
+
+	for (nr = 0; nr < DOCKER_LIKE_NR_LIMIT; nr++) {
+		sd.nr = (int)nr;
+		memset(sd.args, 0, sizeof(sd.args));
+		fn(&sd, arg);
+		for (r = 0; r < 8; r++) {
+			for (j = 0; j < 6; j++) /* all magnitudes */
+				sd.args[j] = docker_like_rng(&rng_state) >>
+					     (docker_like_rng(&rng_state) & 63);
+			fn(&sd, arg);
+		}
+	}
+	memset(sd.args, 0, sizeof(sd.args));
+	for (i = 0; i < sizeof(big_nrs) / sizeof(big_nrs[0]); i++) {
+		sd.nr = (int)big_nrs[i];
+		fn(&sd, arg);
+	}
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		sd.arch = arches[i];
+		for (nr = 0; nr < 64; nr++) {
+			sd.nr = (int)nr;
+			fn(&sd, arg);
+		}
+	}
+	sd.arch = AUDIT_ARCH_X86_64;
+	sd.nr = __NR_personality;
+	for (i = 0; i < sizeof(personas) / sizeof(personas[0]); i++) {
+		sd.args[0] = personas[i];
+		fn(&sd, arg);
+	}
+	sd.nr = __NR_clone;
+	for (b = 0; b < 64; b++) {
+		sd.args[0] = 1ull << b;
+		fn(&sd, arg);
+		sd.args[0] |= 0x11;
+		fn(&sd, arg);
+	}
+	sd.nr = __NR_socket;
+	for (sd.args[0] = 0; sd.args[0] <= 64; sd.args[0]++) {
+		for (j = 0; j < sizeof(protos) / sizeof(protos[0]); j++) {
+			sd.args[2] = protos[j];
+			fn(&sd, arg);
+			sd.args[0] |= 1ull << 32;
+			fn(&sd, arg);
+			sd.args[0] &= 0xffffffff;
+		}
+	}
 }
 
 #endif

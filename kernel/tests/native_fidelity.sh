@@ -19,9 +19,11 @@ nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 uptime_s() { awk '{print $1}' /proc/uptime; }
 
 if [ ! -x /bin/verifier_fidelity ] || ! $S run --help 2>/dev/null | grep -q -- --native; then
-	echo "# SKIP: this secbpf has no run --native or no verifier_fidelity"
-	echo "SECBPF-RESULT: pass=0 fail=0"
-	exit 0
+	# kernel/boot packs both with the tool: a broken image, not a skip
+	# (verifier_fidelity's missing result is counted by the host)
+	nok "this secbpf has no run --native, or there is no verifier_fidelity"
+	echo "SECBPF-RESULT: suite=native_fidelity pass=$pass fail=$fail skip=0"
+	exit 1
 fi
 
 # ------------------------------------------------------------ 1. verifier
@@ -31,17 +33,18 @@ if grep -q secbpf.no_corpus /proc/cmdline; then
 else
 	timeout 300 /bin/verifier_fidelity /verifier /verifier/divergences.txt >/tmp/vf.tap 2>&1
 fi
-grep -v '^SECBPF-RESULT:' /tmp/vf.tap
-vp=$(sed -n 's/^SECBPF-RESULT: pass=\([0-9]*\) fail=\([0-9]*\)$/\1/p' /tmp/vf.tap)
-vf=$(sed -n 's/^SECBPF-RESULT: pass=\([0-9]*\) fail=\([0-9]*\)$/\2/p' /tmp/vf.tap)
+# verifier_fidelity reports as a suite of its own (with its known
+# divergences); this one only checks that it reported, and its failures
+# make this script's status non-zero.
+cat /tmp/vf.tap
+vf=$(sed -n 's/^SECBPF-RESULT: suite=verifier_fidelity pass=[0-9]* fail=\([0-9]*\) .*/\1/p' /tmp/vf.tap)
 if grep -q secbpf.no_corpus /proc/cmdline; then
-	:
-elif [ -z "$vp" ]; then
+	echo "# SKIP: verifier corpus left out on the kernel command line (secbpf.no_corpus)"
+	echo "SECBPF-RESULT: suite=verifier_fidelity pass=0 fail=0 skip=1"
+	vf=0
+elif [ -z "$vf" ]; then
 	nok "verifier_fidelity did not report a result"
-else
-	pass=$((pass + vp))
-	fail=$((fail + vf))
-	n=$((n + vp + vf))
+	vf=0
 fi
 t1=$(uptime_s)
 
@@ -146,5 +149,5 @@ echo "# stateful fidelity: $cases workloads, each compared on actions (both path
 t2=$(uptime_s)
 echo "# timings (s): verifier corpus $(awk -v a=$t0 -v b=$t1 'BEGIN{print b-a}')," \
 	"stateful $(awk -v a=$t1 -v b=$t2 'BEGIN{print b-a}')"
-echo "SECBPF-RESULT: pass=$pass fail=$fail"
-[ $fail = 0 ]
+echo "SECBPF-RESULT: suite=native_fidelity pass=$pass fail=$fail skip=0"
+[ $fail = 0 ] && [ "$vf" = 0 ]

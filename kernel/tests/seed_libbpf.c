@@ -113,6 +113,6 @@ int main(int argc, char **argv)
 	bpf_object__close(obj);
 out:
 	printf("1..%d\n", ntest);
-	printf("SECBPF-RESULT: pass=%d fail=%d\n", ntest - nfail, nfail);
+	printf("SECBPF-RESULT: suite=%s pass=%d fail=%d skip=0\n", "seed_libbpf", ntest - nfail, nfail);
 	return nfail ? 1 : 0;
 }

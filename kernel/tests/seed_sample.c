@@ -19,7 +19,7 @@
  * be undone) the Yama ptrace_scope policy.
  *
  * Output is TAP-like: "ok N - ..." / "not ok N - ...", then
- * "SECBPF-RESULT: pass=P fail=F". Exit status 0 iff no test failed.
+ * "SECBPF-RESULT: suite=seed_sample pass=P fail=F skip=0". Exit status 0 iff no test failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -903,6 +903,6 @@ int main(void)
 	test_yama();	/* last: ptrace_scope=3 cannot be lowered again */
 out:
 	printf("1..%d\n", ntest);
-	printf("SECBPF-RESULT: pass=%d fail=%d\n", npass, nfail);
+	printf("SECBPF-RESULT: suite=seed_sample pass=%d fail=%d skip=0\n", npass, nfail);
 	return nfail ? 1 : 0;
 }
