@@ -83,5 +83,16 @@ check("a build that failed, a part skipped, and parts summed",
       "2 passed, 1 failed, 1 skipped", 1)
 check("a missing meson log", ["--meson", "x:%s:no-such-log" % build],
       "0 passed, 1 failed, 0 skipped", 1)
+summary = os.path.join(fixtures, "summary")
+check("a script's summary line", ["--summary", "fuzz:%s:0" % os.path.join(summary, "ends-with-summary.log")],
+      "3 passed, 0 failed, 1 skipped", 0)
+check("a script that died before its summary line",
+      ["--summary", "tsan:%s:1" % os.path.join(summary, "no-summary.log")],
+      "0 passed, 1 failed, 0 skipped", 1)
+check("a script that failed but counted no failure",
+      ["--summary", "fuzz:%s:2" % os.path.join(summary, "ends-with-summary.log")],
+      "3 passed, 1 failed, 1 skipped", 1)
+check("a script's log that is missing", ["--summary", "fuzz:/nonexistent/log:0"],
+      "0 passed, 1 failed, 0 skipped", 1)
 print("summarize: %d checks, %d failed" % (n, bad))
 sys.exit(1 if bad else 0)
