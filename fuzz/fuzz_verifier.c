@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "vm/helper_protos.h"
+#include "vm/asm.h"
 #include "vm/insn.h"
 #include "vm/interp.h"
 #include "object/object.h"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/asm.h"
 #include "vm/insn.h"
 
 #define CONF_DEFAULT_DIR "/work/shared/conformance"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vm/asm.h"
 #include "vm/insn.h"
 #include "verifier_corpus.h"
 #include "object/object.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The eBPF instruction layer: encoding helpers, a structural validator, a
- * disassembler that prints the kernel verifier's syntax, and an assembler
- * for the common eBPF assembly syntax (the one bpf_conformance uses).
+ * The eBPF instruction layer: encoding helpers, the checks of one
+ * instruction's fields, a structural validator of a whole program and a
+ * disassembler that prints the kernel verifier's syntax. The assembler is
+ * vm/asm.h.
  *
  * Instructions are the kernel's struct bpf_insn (8 bytes, little endian on
  * the hosts we support). An ld_imm64 takes two slots; the second slot has
@@ -82,14 +83,9 @@ int32_t insn_helper_id(const char *name);
 int insn_disasm(const struct bpf_insn *insns, size_t cnt, size_t idx, char *buf,
 		size_t len);
 
-/*
- * Assemble source text in the common eBPF assembly syntax (bpf_conformance):
- * one instruction per line, '#' or ';' comments, "label:" lines, numeric
- * "+N"/"-N" or label jump targets, "lddw", "lock" atomics, "call N",
- * "call local LABEL", "call %rN" (callx), "exit".
- * On success *out is malloc'ed and *cnt set; on failure err names the line.
- */
-int insn_assemble(const char *text, struct bpf_insn **out, size_t *cnt,
-		  struct secbpf_err *err);
+/* Assembler mnemonic of a BPF_ALU op (BPF_OP(code): "add", "arsh") or of a
+ * BPF_JMP condition ("jeq", "jsle"); NULL for a value with none. */
+const char *insn_alu_op_name(unsigned op);
+const char *insn_jmp_op_name(unsigned op);
 
 #endif
