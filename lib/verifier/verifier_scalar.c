@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "verifier/verifier.h"
+#include "vm/alu.h"
 
 /*
  * A view of a register at one width (32 or 64 bits). For width 32 the
@@ -303,6 +304,28 @@ static int64_t const_shift(const struct range *b, unsigned w)
 	return (int64_t)b->umin;
 }
 
+/* The two-operand ALU operations range_alu() follows (not mov, neg or
+ * the byte swaps, which the verifier handles on their own). */
+static bool alu_op_is_binary(uint8_t op)
+{
+	switch (op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_DIV:
+	case BPF_MOD:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * dst = dst OP src at width w, for the operations whose result does not
  * depend on the register's type. Bounds we cannot follow become unknown.
@@ -314,46 +337,15 @@ static struct range range_alu(uint8_t op, const struct range *a, const struct ra
 	uint64_t umax = umax_of(w);
 	int64_t k;
 
+	/* Two constants fold to the instruction's exact result (signed
+	 * division and modulo are left unknown, as they always were). */
 	if (range_is_const(a) && range_is_const(b) && !is_signed) {
-		uint64_t x = a->umin, y = b->umin, v;
+		uint64_t v;
 
-		switch (op) {
-		case BPF_ADD:
-			v = x + y;
-			break;
-		case BPF_SUB:
-			v = x - y;
-			break;
-		case BPF_MUL:
-			v = x * y;
-			break;
-		case BPF_AND:
-			v = x & y;
-			break;
-		case BPF_OR:
-			v = x | y;
-			break;
-		case BPF_XOR:
-			v = x ^ y;
-			break;
-		case BPF_DIV:
-			v = y ? x / y : 0;
-			break;
-		case BPF_MOD:
-			v = y ? x % y : x;
-			break;
-		case BPF_LSH:
-			v = x << (y & (w - 1));
-			break;
-		case BPF_RSH:
-			v = x >> (y & (w - 1));
-			break;
-		case BPF_ARSH:
-			v = (uint64_t)(sext(x, w) >> (y & (w - 1)));
-			break;
-		default:
+		if (!alu_op_is_binary(op) ||
+		    !bpf_alu_eval((uint8_t)((w == 64 ? BPF_ALU64 : BPF_ALU) | op | BPF_X), 0, 0,
+				  a->umin, b->umin, &v))
 			return r;
-		}
 		return range_const(v, w);
 	}
 
@@ -562,26 +554,16 @@ void scalar_zext32(struct reg_state *r)
 		reg_mark_unknown(r);
 }
 
-static uint64_t bswap_n(uint64_t v, unsigned bits)
-{
-	switch (bits) {
-	case 16:
-		return __builtin_bswap16((uint16_t)v);
-	case 32:
-		return __builtin_bswap32((uint32_t)v);
-	default:
-		return __builtin_bswap64(v);
-	}
-}
-
 void scalar_end(struct reg_state *r, unsigned bits, bool swap)
 {
 	uint64_t keep = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+	uint64_t v;
 
-	if (tnum_is_const(r->var_off)) {
-		uint64_t v = r->var_off.value & keep;
-
-		reg_mark_const(r, swap ? bswap_n(v, bits) : v);
+	/* ALU64 BPF_END swaps; BPF_ALU | BPF_TO_LE truncates */
+	if (tnum_is_const(r->var_off) &&
+	    bpf_alu_eval(swap ? BPF_ALU64 | BPF_END | BPF_TO_LE : BPF_ALU | BPF_END | BPF_TO_LE, 0,
+			 (int32_t)bits, r->var_off.value, 0, &v)) {
+		reg_mark_const(r, v);
 		return;
 	}
 	if (!swap) {
@@ -597,11 +579,12 @@ void scalar_end(struct reg_state *r, unsigned bits, bool swap)
 
 void scalar_movsx(struct reg_state *r, unsigned bits, bool is64)
 {
-	if (tnum_is_const(r->var_off)) {
-		uint64_t v = r->var_off.value;
-		int64_t s = bits == 8 ? (int8_t)v : bits == 16 ? (int16_t)v : (int32_t)v;
+	uint64_t v;
 
-		reg_mark_const(r, is64 ? (uint64_t)s : (uint32_t)s);
+	if (tnum_is_const(r->var_off) &&
+	    bpf_alu_eval((is64 ? BPF_ALU64 : BPF_ALU) | BPF_MOV | BPF_X, (int16_t)bits, 0, 0,
+			 r->var_off.value, &v)) {
+		reg_mark_const(r, v);
 		return;
 	}
 	/* A value below 2^(bits-1) is unchanged by sign extension. */
