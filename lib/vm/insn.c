@@ -270,8 +270,8 @@ static int decode_jmp(const struct bpf_insn *in, struct insn_shape *s, char *why
 		strcpy(s->name, "call");
 		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
 			return bad(why, len,
-				   "call of a kernel function (kfunc, src_reg 2) is not "
-				   "supported");
+				   "call of a kernel function (src_reg 2): kernel function "
+				   "calls (kfuncs) do not exist in user space");
 		return bad(why, len, "call with invalid src_reg %d (0 = helper, 1 = local call)",
 			   in->src_reg);
 	case BPF_EXIT:
@@ -359,8 +359,9 @@ static int decode_mem(const struct bpf_insn *in, struct insn_shape *s, char *why
 		}
 		if (mode == BPF_ABS || mode == BPF_IND)
 			return bad(why, len,
-				   "legacy packet load BPF_%s (opcode 0x%02x) is not "
-				   "supported",
+				   "legacy packet load BPF_%s (opcode 0x%02x): packet loads "
+				   "(ld_abs/ld_ind) have no meaning for seccomp; read the "
+				   "context through r1",
 				   mode == BPF_ABS ? "ABS" : "IND", in->code);
 		return bad(why, len, "unknown LD opcode 0x%02x (only lddw, 0x18, exists)",
 			   in->code);
@@ -433,79 +434,85 @@ struct slot_meta {
 	uint8_t flags;
 };
 
+/* Fills fault (if given) and returns -errnum. */
+static int fault_set(struct insn_fault *fault, size_t slot, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fault_set(struct insn_fault *fault, size_t slot, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fault) {
+		fault->slot = slot;
+		va_start(ap, fmt);
+		vsnprintf(fault->why, sizeof(fault->why), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
 /* Checks that an unused field is zero, naming the field and the form. */
 static int check_unused(const struct bpf_insn *in, size_t i, const struct insn_shape *s,
-			struct secbpf_err *err)
+			struct insn_fault *fault)
 {
 	const char *form = "";
 
 	if (s->regimm)
 		form = BPF_SRC(in->code) == BPF_X ? " (register form)" : " (immediate form)";
 	if (!(s->fields & F_DST) && in->dst_reg)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s%s with non-zero dst_reg field %d "
-			       "(must be 0)",
-			       i, s->name, form, in->dst_reg);
+		return fault_set(fault, i, EINVAL, "%s%s with non-zero dst_reg field %d (must be 0)",
+				 s->name, form, in->dst_reg);
 	if (!(s->fields & F_SRC) && in->src_reg)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s%s with non-zero src_reg field %d "
-			       "(must be 0)",
-			       i, s->name, form, in->src_reg);
+		return fault_set(fault, i, EINVAL, "%s%s with non-zero src_reg field %d (must be 0)",
+				 s->name, form, in->src_reg);
 	if (!(s->fields & F_OFF) && in->off)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s%s with non-zero offset field %d "
-			       "(must be 0)",
-			       i, s->name, form, in->off);
+		return fault_set(fault, i, EINVAL, "%s%s with non-zero offset field %d (must be 0)",
+				 s->name, form, in->off);
 	if (!(s->fields & F_IMM) && in->imm)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s%s with non-zero imm field %d "
-			       "(must be 0)",
-			       i, s->name, form, in->imm);
+		return fault_set(fault, i, EINVAL, "%s%s with non-zero imm field %d (must be 0)",
+				 s->name, form, in->imm);
 	return 0;
 }
 
 /* Registers r0..r10 exist; r10 (the frame pointer) is read-only. */
 static int check_regs(const struct bpf_insn *in, size_t i, const struct insn_shape *s,
-		      struct secbpf_err *err)
+		      struct insn_fault *fault)
 {
 	bool lddw = insn_is_ld_imm64(in);
 
 	if ((s->fields & F_DST) && in->dst_reg > REG_FP)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s uses register r%d in dst_reg "
-			       "(registers are r0..r10)",
-			       i, s->name, in->dst_reg);
+		return fault_set(fault, i, EINVAL,
+				 "%s uses register r%d in dst_reg (registers are r0..r10)", s->name,
+				 in->dst_reg);
 	if ((s->fields & F_SRC) && !lddw && !s->call && in->src_reg > REG_FP)
-		return err_set(err, EINVAL,
-			       "insn %zu: %s uses register r%d in src_reg "
-			       "(registers are r0..r10)",
-			       i, s->name, in->src_reg);
+		return fault_set(fault, i, EINVAL,
+				 "%s uses register r%d in src_reg (registers are r0..r10)", s->name,
+				 in->src_reg);
 	if (s->writes & REG_BIT(REG_FP))
-		return err_set(err, EACCES,
-			       "insn %zu: %s writes r10, the read-only frame "
-			       "pointer",
-			       i, s->name);
+		return fault_set(fault, i, EACCES,
+				 "%s writes r10: r10 is the read-only frame pointer; use another "
+				 "register",
+				 s->name);
 	return 0;
 }
 
 /* Checks the pseudo source register of an ld_imm64 and its second slot. */
 static int check_ld_imm64(const struct bpf_insn *insns, size_t cnt, size_t i, unsigned flags,
-			  struct secbpf_err *err)
+			  struct insn_fault *fault)
 {
 	const struct bpf_insn *in = &insns[i];
 	const struct bpf_insn *hi;
 
 	if (i + 1 >= cnt)
-		return err_set(err, EINVAL,
-			       "insn %zu: lddw is the last slot; it needs a second "
-			       "slot for the upper 32 bits",
-			       i);
+		return fault_set(fault, i, EINVAL,
+				 "lddw is the last slot: ld_imm64 is missing its second slot "
+				 "(the upper 32 bits)");
 	hi = &insns[i + 1];
 	if (hi->code || hi->dst_reg || hi->src_reg || hi->off)
-		return err_set(err, EINVAL,
-			       "insn %zu: second slot of lddw must have code, "
-			       "registers and offset 0 (found code 0x%02x dst %d src %d off %d)",
-			       i + 1, hi->code, hi->dst_reg, hi->src_reg, hi->off);
+		return fault_set(fault, i + 1, EINVAL,
+				 "second slot of lddw must have code, registers and offset 0 "
+				 "(found code 0x%02x dst %d src %d off %d)",
+				 hi->code, hi->dst_reg, hi->src_reg, hi->off);
 	switch (in->src_reg) {
 	case 0:
 		return 0;
@@ -513,23 +520,45 @@ static int check_ld_imm64(const struct bpf_insn *insns, size_t cnt, size_t i, un
 	case BPF_PSEUDO_MAP_VALUE:
 	case BPF_PSEUDO_FUNC:
 		if (!(flags & INSN_ALLOW_PSEUDO))
-			return err_set(err, EINVAL,
-				       "insn %zu: lddw with pseudo src_reg %d (map or "
-				       "function reference) in a program without relocations",
-				       i, in->src_reg);
+			return fault_set(fault, i, EINVAL,
+					 "lddw with pseudo src_reg %d (map or function reference) "
+					 "in a program without relocations",
+					 in->src_reg);
 		if (in->src_reg != BPF_PSEUDO_MAP_VALUE && hi->imm)
-			return err_set(err, EINVAL,
-				       "insn %zu: lddw %s reference with non-zero "
-				       "upper imm %d (must be 0)",
-				       i, in->src_reg == BPF_PSEUDO_FUNC ? "function" : "map",
-				       hi->imm);
+			return fault_set(fault, i, EINVAL,
+					 "lddw %s reference with non-zero upper imm %d (must be 0)",
+					 in->src_reg == BPF_PSEUDO_FUNC ? "function" : "map",
+					 hi->imm);
 		return 0;
 	default:
-		return err_set(err, EINVAL,
-			       "insn %zu: lddw with unsupported pseudo src_reg %d "
-			       "(1 = map, 2 = map value, 4 = function)",
-			       i, in->src_reg);
+		return fault_set(fault, i, EINVAL,
+				 "lddw with unsupported pseudo src_reg %d (1 = map, 2 = map "
+				 "value, 4 = function)",
+				 in->src_reg);
 	}
+}
+
+int insn_check(const struct bpf_insn *insns, size_t cnt, size_t i, unsigned flags,
+	       struct insn_fault *fault)
+{
+	const struct bpf_insn *in;
+	struct insn_shape s;
+	int ret;
+
+	if (!insns || i >= cnt)
+		return fault_set(fault, i, EINVAL, "no instruction at slot %zu", i);
+	in = &insns[i];
+	if (insn_decode(in, &s, fault ? fault->why : NULL, fault ? sizeof(fault->why) : 0)) {
+		if (fault)
+			fault->slot = i;
+		return -EINVAL;
+	}
+	ret = check_unused(in, i, &s, fault);
+	if (!ret)
+		ret = check_regs(in, i, &s, fault);
+	if (!ret && insn_is_ld_imm64(in))
+		ret = check_ld_imm64(insns, cnt, i, flags, fault);
+	return ret;
 }
 
 /* Checks a pc-relative target: inside the program, not inside an lddw. */
@@ -651,32 +680,21 @@ static int check_func_ends(const struct bpf_insn *insns, size_t cnt, struct slot
 	return 0;
 }
 
-/* Pass 1: decode every slot, check its fields, mark lddw halves and functions. */
+/* Pass 1: check every slot's fields, mark lddw halves and functions. */
 static int validate_slots(const struct bpf_insn *insns, size_t cnt, unsigned flags,
 			  struct slot_meta *meta, struct secbpf_err *err)
 {
-	char why[200];
+	struct insn_fault fault;
 	size_t i;
 	int ret;
 
 	meta[0].flags |= SLOT_FUNC;
 	for (i = 0; i < cnt; i++) {
-		const struct bpf_insn *in = &insns[i];
-		struct insn_shape s;
-
-		if (insn_decode(in, &s, why, sizeof(why)))
-			return err_set(err, EINVAL, "insn %zu: %s", i, why);
-		ret = check_unused(in, i, &s, err);
-		if (!ret)
-			ret = check_regs(in, i, &s, err);
+		ret = insn_check(insns, cnt, i, flags, &fault);
 		if (ret)
-			return ret;
-		if (!insn_is_ld_imm64(in))
-			continue;
-		ret = check_ld_imm64(insns, cnt, i, flags, err);
-		if (ret)
-			return ret;
-		meta[++i].flags |= SLOT_SECOND;
+			return err_set(err, -ret, "insn %zu: %s", fault.slot, fault.why);
+		if (insn_is_ld_imm64(&insns[i]))
+			meta[++i].flags |= SLOT_SECOND;
 	}
 	return 0;
 }

@@ -56,6 +56,25 @@ enum insn_validate_flags {
 	INSN_CHECK_UNINIT = 1 << 1,
 };
 
+/* Why insn_check() refused an instruction. */
+struct insn_fault {
+	size_t slot;	/* the slot at fault: the instruction, or its lddw's second slot */
+	char why[200];	/* e.g. "mov (immediate form) with non-zero src_reg field 3 (must be 0)" */
+};
+
+/*
+ * The fields of the one instruction at insns[i], on their own: a defined
+ * opcode, every field it uses holding a value that selects an operation,
+ * every field it does not use zero, registers r0..r10 with r10 never
+ * written, and for an lddw its second slot and (with INSN_ALLOW_PSEUDO
+ * among flags) its pseudo source. Targets and dataflow need the whole
+ * program: insn_validate() checks those. Returns 0, or -EINVAL (malformed)
+ * or -EACCES (writes r10) with fault (if not NULL) saying why, in words
+ * that name the instruction but not its slot.
+ */
+int insn_check(const struct bpf_insn *insns, size_t cnt, size_t i, unsigned flags,
+	       struct insn_fault *fault);
+
 /*
  * Structural validation of a program, independent of types: every opcode
  * known, reserved fields zero, registers in range, r10 never written, jumps
