@@ -20,7 +20,7 @@
 #include "verifier_corpus.h"
 #include "object/object.h"
 #include "install/policy.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 struct corpus_case {
 	char path[512];

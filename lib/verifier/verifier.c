@@ -15,7 +15,7 @@
 
 #include "vm/helper_protos.h"
 #include "vm/insn.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* Offsets of pointers are kept far from overflow (the kernel's BPF_MAX_VAR_OFF). */
 #define MAX_PTR_OFF (1 << 29)

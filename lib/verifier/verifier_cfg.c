@@ -11,7 +11,7 @@
 
 #include "vm/helper_protos.h"
 #include "vm/insn.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* ---- structural checks ---- */
 

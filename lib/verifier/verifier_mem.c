@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 #define MAX_VAR_OFF (1 << 29)
 

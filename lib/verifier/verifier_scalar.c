@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 #include "vm/alu.h"
 
 /*
