@@ -957,7 +957,7 @@ static int check_ldst(struct verifier_env *env, const struct bpf_insn *in, uint3
 
 /* Execute the instruction at env->cur->insn. Returns 0 to go on, 1 when the
  * path ended (the entry function returned), <0 on rejection. */
-static int do_insn(struct verifier_env *env)
+static int step_insn(struct verifier_env *env)
 {
 	uint32_t idx = env->cur->insn;
 	const struct bpf_insn *in = &env->insns[idx];
@@ -1039,7 +1039,9 @@ static struct vstate *initial_state(void)
 	return st;
 }
 
-static int do_check(struct verifier_env *env, uint32_t *bad_insn)
+/* Explore every path from the entry, one pending branch at a time, until
+ * all end, one is rejected or the complexity limit is reached. */
+static int explore_paths(struct verifier_env *env, uint32_t *bad_insn)
 {
 	uint64_t limit =
 		env->opts.complexity_limit ? env->opts.complexity_limit : VERIFIER_COMPLEXITY_LIMIT;
@@ -1072,7 +1074,7 @@ static int do_check(struct verifier_env *env, uint32_t *bad_insn)
 		env->cur->reentry = false;
 		fact_record(env, idx);
 		log_insn(env, idx);
-		ret = do_insn(env);
+		ret = step_insn(env);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
@@ -1196,7 +1198,7 @@ int verifier_check(const struct object *obj, const struct object_prog *prog,
 
 	ret = verifier_cfg_check(&env, &bad);
 	if (!ret)
-		ret = do_check(&env, &bad);
+		ret = explore_paths(&env, &bad);
 	if (ret) {
 		const struct object_line *line = object_prog_line(prog, bad);
 		char dis[128] = "";
