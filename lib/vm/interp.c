@@ -104,7 +104,7 @@ struct interp {
 	uint32_t nhelpers;
 	struct interp_region *map_regions; /* BPF_PSEUDO_MAP_VALUE targets */
 	uint32_t nmap_regions;
-	interp_helper_lookup_fn helper_lookup;
+	const struct interp_call_table *calls;	/* NULL: no helpers */
 	void *user;
 	uint64_t insn_limit;
 	uint32_t frame_size;		/* stack bytes per frame, see frame_size() */
@@ -458,8 +458,8 @@ L_CALLX:
 		goto call_local;
 	}
 	fn = NULL;
-	if (in->helper_lookup && R(dst) <= INT32_MAX)
-		fn = in->helper_lookup(in->user, (int32_t)R(dst));
+	if (in->calls && R(dst) <= INT32_MAX)
+		fn = in->calls->resolve(in->user, (int32_t)R(dst));
 	if (fn)
 		goto call_helper;
 	return run_stop(run, EINVAL, "insn %u: callx to an invalid target 0x%llx",
@@ -853,16 +853,16 @@ static int decode_helper(struct interp *in, const struct interp_config *cfg,
 	const char *name = insn_helper_name(id);
 	interp_helper_fn fn = NULL;
 
-	if (cfg->helper_lookup)
-		fn = cfg->helper_lookup(cfg->user, id);
+	if (cfg->calls)
+		fn = cfg->calls->resolve(cfg->user, id);
 	if (!fn) {
 		if (name)
 			return err_set(err, ENOENT,
 				       "insn %u: helper %s#%d is not available%s",
 				       i, name, id,
-				       cfg->helper_lookup ? "" : " (no helpers here)");
+				       cfg->calls ? "" : " (no helpers here)");
 		return err_set(err, ENOENT, "insn %u: unknown helper #%d%s", i, id,
-			       cfg->helper_lookup ? "" : " (no helpers here)");
+			       cfg->calls ? "" : " (no helpers here)");
 	}
 	s->imm = (int32_t)in->nhelpers;
 	in->helpers[in->nhelpers++] = fn;
@@ -977,7 +977,11 @@ struct interp *interp_new(const struct interp_config *cfg,
 	if (!second || !in)
 		goto nomem;
 	in->cnt = cfg->cnt;
-	in->helper_lookup = cfg->helper_lookup;
+	if (cfg->calls && !cfg->calls->resolve) {
+		err_set(err, EINVAL, "a call table without a resolve function");
+		goto fail;
+	}
+	in->calls = cfg->calls;
 	in->user = cfg->user;
 	in->insn_limit = cfg->insn_limit ? cfg->insn_limit : INTERP_DEFAULT_INSN_LIMIT;
 	if (in->insn_limit > INT64_MAX)
