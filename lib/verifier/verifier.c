@@ -853,12 +853,11 @@ static int check_ld_imm64(struct verifier_env *env, const struct bpf_insn *in, u
 			    "global data (direct map-value access)%s%s",
 			    env->opts.tier_reason ? ": " : "",
 			    env->opts.tier_reason ? env->opts.tier_reason : "");
+	/* The map exists and a direct value access stays inside its value:
+	 * check_map_ref() (verifier_cfg.c) checked every reference at load. */
 	m = env_map(env, (uint32_t)in->imm);
 	if (!m)
-		return verr(env, EINVAL,
-			    "ld_imm64 refers to map %d, but the object "
-			    "has %u maps",
-			    in->imm, env->obj ? env->obj->map_cnt : 0);
+		return verr(env, EFAULT, "internal error: map reference not checked at load");
 	fact_flag(env, idx, VERIFIER_INSN_MAP_ACCESS);
 	reg_mark_not_init(dst);
 	dst->map = (uint32_t)in->imm;
@@ -868,16 +867,6 @@ static int check_ld_imm64(struct verifier_env *env, const struct bpf_insn *in, u
 		return 0;
 	}
 	/* BPF_PSEUDO_MAP_VALUE: a pointer into the map's only value */
-	if (m->kind == OBJECT_MAP_BTF && !(m->type == BPF_MAP_TYPE_ARRAY && m->max_entries == 1))
-		return verr(env, EACCES,
-			    "direct access to map %s: only global data "
-			    "and one-element arrays have a direct value",
-			    m->name);
-	if ((uint32_t)in[1].imm >= m->value_size)
-		return verr(env, EACCES,
-			    "direct access to map %s at offset %u is past "
-			    "its value size %u",
-			    m->name, (uint32_t)in[1].imm, m->value_size);
 	dst->type = REG_PTR_TO_MAP_VALUE;
 	dst->off = in[1].imm;
 	dst->rdonly = map_is_rdonly(m);

@@ -331,6 +331,17 @@ static bool alu_op_is_binary(uint8_t op)
  * kernel's scalar_min_max_add/sub/... Each starts from the full range and
  * narrows only what it can prove; constants were folded before.
  */
+/* Two non-negative operands and a result that stays below the signed
+ * maximum: the signed bounds are the unsigned ones. */
+static void range_signed_if_nonneg(struct range *r, const struct range *a, const struct range *b,
+				   unsigned w)
+{
+	if (a->smin >= 0 && b->smin >= 0 && r->umax <= (uint64_t)smax_of(w)) {
+		r->smin = (int64_t)r->umin;
+		r->smax = (int64_t)r->umax;
+	}
+}
+
 static struct range scalar_range_add(const struct range *a, const struct range *b, unsigned w)
 {
 	struct range r = range_full(w);
@@ -389,10 +400,7 @@ static struct range scalar_range_mul(const struct range *a, const struct range *
 	if (!__builtin_mul_overflow(a->umax, b->umax, &hi) && hi <= umax_of(w)) {
 		r.umin = a->umin * b->umin;
 		r.umax = hi;
-		if (a->smin >= 0 && b->smin >= 0 && hi <= (uint64_t)smax_of(w)) {
-			r.smin = (int64_t)r.umin;
-			r.smax = (int64_t)r.umax;
-		}
+		range_signed_if_nonneg(&r, a, b, w);
 	}
 	return r;
 }
@@ -418,10 +426,7 @@ static struct range scalar_range_or(const struct range *a, const struct range *b
 	r.t = tnum_or(a->t, b->t);
 	r.umin = u_max(a->umin, b->umin);
 	r.umax = r.t.value | r.t.mask;
-	if (a->smin >= 0 && b->smin >= 0 && r.umax <= (uint64_t)smax_of(w)) {
-		r.smin = (int64_t)r.umin;
-		r.smax = (int64_t)r.umax;
-	}
+	range_signed_if_nonneg(&r, a, b, w);
 	return r;
 }
 
@@ -432,10 +437,7 @@ static struct range scalar_range_xor(const struct range *a, const struct range *
 	r.t = tnum_xor(a->t, b->t);
 	r.umin = r.t.value;
 	r.umax = r.t.value | r.t.mask;
-	if (a->smin >= 0 && b->smin >= 0 && r.umax <= (uint64_t)smax_of(w)) {
-		r.smin = (int64_t)r.umin;
-		r.smax = (int64_t)r.umax;
-	}
+	range_signed_if_nonneg(&r, a, b, w);
 	return r;
 }
 

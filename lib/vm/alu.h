@@ -76,91 +76,67 @@ BPF_ALU_INLINE bool bpf_alu_sext(uint64_t x, int16_t bits, uint64_t *out)
 	return false;
 }
 
-/* The 64-bit operations (BPF_ALU64); see bpf_alu_eval(). */
-BPF_ALU_INLINE bool bpf_alu_eval64(uint8_t op, int16_t off, uint64_t d, uint64_t s, uint64_t *out)
+/* Unsigned division and modulo; a 32-bit divide for the 32-bit forms,
+ * which is cheaper than a 64-bit one on most hosts. */
+BPF_ALU_INLINE uint64_t bpf_alu_udiv(uint64_t x, uint64_t y, bool is64)
 {
-	switch (op) {
-	case BPF_ADD: *out = d + s; return true;
-	case BPF_SUB: *out = d - s; return true;
-	case BPF_MUL: *out = d * s; return true;
-	case BPF_OR: *out = d | s; return true;
-	case BPF_AND: *out = d & s; return true;
-	case BPF_XOR: *out = d ^ s; return true;
-	case BPF_LSH: *out = d << (s & 63); return true;
-	case BPF_RSH: *out = d >> (s & 63); return true;
-	/* gcc and clang define >> of a negative value as arithmetic */
-	case BPF_ARSH: *out = (uint64_t)((int64_t)d >> (s & 63)); return true;
-	case BPF_NEG: *out = 0 - d; return true;
-	case BPF_DIV:
-		if (off == 0)
-			*out = s ? d / s : 0;
-		else if (off == 1)
-			*out = (uint64_t)bpf_alu_sdiv((int64_t)d, (int64_t)s);
-		else
-			return false;
-		return true;
-	case BPF_MOD:
-		if (off == 0)
-			*out = s ? d % s : d;
-		else if (off == 1)
-			*out = (uint64_t)bpf_alu_smod((int64_t)d, (int64_t)s);
-		else
-			return false;
-		return true;
-	case BPF_MOV:
-		if (off == 0) {
-			*out = s;
-			return true;
-		}
-		return bpf_alu_sext(s, off, out);
-	}
-	return false;
+	if (y == 0)
+		return 0;
+	return is64 ? x / y : (uint32_t)x / (uint32_t)y;
 }
 
-/* The 32-bit operations (BPF_ALU) on the low halves, zero-extended. */
-BPF_ALU_INLINE bool bpf_alu_eval32(uint8_t op, int16_t off, uint32_t d, uint32_t s, uint64_t *out)
+BPF_ALU_INLINE uint64_t bpf_alu_umod(uint64_t x, uint64_t y, bool is64)
 {
+	if (y == 0)
+		return x;
+	return is64 ? x % y : (uint32_t)x % (uint32_t)y;
+}
+
+/* Every operation but BPF_END, at either width: the 32-bit forms compute
+ * on the low halves (zero-extended, or sign-extended where the sign
+ * counts) and keep the low half of the result. */
+BPF_ALU_INLINE bool bpf_alu_arith(uint8_t op, bool is64, int16_t off, uint64_t dst,
+				   uint64_t src, uint64_t *out)
+{
+	uint64_t d = is64 ? dst : (uint32_t)dst, s = is64 ? src : (uint32_t)src;
+	int64_t sd = is64 ? (int64_t)dst : (int32_t)dst, ss = is64 ? (int64_t)src : (int32_t)src;
+	unsigned shift = (unsigned)s & (is64 ? 63 : 31);
 	uint64_t v;
 
 	switch (op) {
-	case BPF_ADD: *out = (uint32_t)(d + s); return true;
-	case BPF_SUB: *out = (uint32_t)(d - s); return true;
-	case BPF_MUL: *out = (uint32_t)(d * s); return true;
-	case BPF_OR: *out = d | s; return true;
-	case BPF_AND: *out = d & s; return true;
-	case BPF_XOR: *out = d ^ s; return true;
-	case BPF_LSH: *out = (uint32_t)(d << (s & 31)); return true;
-	case BPF_RSH: *out = d >> (s & 31); return true;
-	case BPF_ARSH: *out = (uint32_t)((int32_t)d >> (s & 31)); return true;
-	case BPF_NEG: *out = (uint32_t)(0u - d); return true;
+	case BPF_ADD: v = d + s; break;
+	case BPF_SUB: v = d - s; break;
+	case BPF_MUL: v = d * s; break;
+	case BPF_OR: v = d | s; break;
+	case BPF_AND: v = d & s; break;
+	case BPF_XOR: v = d ^ s; break;
+	case BPF_LSH: v = d << shift; break;
+	case BPF_RSH: v = d >> shift; break;
+	/* gcc and clang define >> of a negative value as arithmetic */
+	case BPF_ARSH: v = (uint64_t)(sd >> shift); break;
+	case BPF_NEG: v = 0 - d; break;
 	case BPF_DIV:
-		if (off == 0)
-			*out = s ? d / s : 0;
-		else if (off == 1)
-			*out = (uint32_t)bpf_alu_sdiv((int32_t)d, (int32_t)s);
-		else
+		if (off != 0 && off != 1)
 			return false;
-		return true;
+		v = off ? (uint64_t)bpf_alu_sdiv(sd, ss) : bpf_alu_udiv(d, s, is64);
+		break;
 	case BPF_MOD:
-		if (off == 0)
-			*out = s ? d % s : d;
-		else if (off == 1)
-			*out = (uint32_t)bpf_alu_smod((int32_t)d, (int32_t)s);
-		else
+		if (off != 0 && off != 1)
 			return false;
-		return true;
+		v = off ? (uint64_t)bpf_alu_smod(sd, ss) : bpf_alu_umod(d, s, is64);
+		break;
 	case BPF_MOV:
-		if (off == 0) {
-			*out = s;
-			return true;
-		}
+		if (off == 0)
+			v = s;
 		/* movsx into a 32-bit register: from 8 or 16 bits only */
-		if (off == 32 || !bpf_alu_sext(s, off, &v))
+		else if ((!is64 && off == 32) || !bpf_alu_sext(src, off, &v))
 			return false;
-		*out = (uint32_t)v;
-		return true;
+		break;
+	default:
+		return false;
 	}
-	return false;
+	*out = is64 ? v : (uint32_t)v;
+	return true;
 }
 
 /*
@@ -188,11 +164,9 @@ BPF_ALU_INLINE bool bpf_alu_eval(uint8_t code, int16_t off, int32_t imm, uint64_
 			return false;
 		return bpf_alu_end(dst, imm, BPF_SRC(code) == BPF_TO_BE, out);
 	}
-	if (BPF_CLASS(code) == BPF_ALU64)
-		return bpf_alu_eval64(op, off, dst, src, out);
-	if (BPF_CLASS(code) == BPF_ALU)
-		return bpf_alu_eval32(op, off, (uint32_t)dst, (uint32_t)src, out);
-	return false;
+	if (BPF_CLASS(code) != BPF_ALU64 && BPF_CLASS(code) != BPF_ALU)
+		return false;
+	return bpf_alu_arith(op, BPF_CLASS(code) == BPF_ALU64, off, dst, src, out);
 }
 
 #undef BPF_ALU_INLINE
