@@ -353,8 +353,8 @@ static uint64_t cx_bswap(uint64_t v, unsigned width)
 	return __builtin_bswap64(v);
 }
 
-/* op(d, s) with the interpreter's semantics (vm/alu.h): sgn picks signed
- * div and mod; 0 for an op that is not a binary ALU operation. */
+/* d op s (a two-operand ALU op) exactly as the interpreter computes it:
+ * both call vm/alu.h. sgn picks signed div and mod. */
 static uint64_t cx_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s)
 {
 	uint64_t v = 0;
