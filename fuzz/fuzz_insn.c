@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/asm.h"
 #include "vm/insn.h"
 
 /* Validates and disassembles a program; any crash or sanitizer report fails. */

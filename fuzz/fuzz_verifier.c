@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "vm/helper_protos.h"
+#include "vm/asm.h"
 #include "vm/insn.h"
 #include "vm/interp.h"
 #include "object/object.h"
@@ -1238,6 +1239,8 @@ finding(const char *what, const char *msg, const struct object_prog *prog,
 	abort();
 }
 
+static const struct interp_call_table fuzz_calls = { .resolve = helper_lookup };
+
 static void run_accepted(struct fuzz_env *env, const struct object_prog *prog,
 			 const struct verifier_facts *facts, const char *tier)
 {
@@ -1246,7 +1249,7 @@ static void run_accepted(struct fuzz_env *env, const struct object_prog *prog,
 				     .cnt = prog->insn_cnt,
 				     .maps = env->refs,
 				     .nmaps = FUZZ_MAPS,
-				     .helper_lookup = helper_lookup,
+				     .calls = &fuzz_calls,
 				     .user = env,
 				     .insn_limit = FUZZ_INSN_LIMIT };
 	struct secbpf_err err = { { 0 } };

@@ -11,6 +11,7 @@
 
 #include "conformance_case.h"
 #include "conformance_run.h"
+#include "vm/asm.h"
 #include "vm/insn.h"
 
 enum section { SEC_NONE, SEC_ASM, SEC_RAW, SEC_MEM, SEC_RESULT, SEC_ERROR, SEC_IGNORED };

@@ -144,6 +144,8 @@ static interp_helper_fn test_lookup(void *user, int32_t id)
 	return NULL;
 }
 
+static const struct interp_call_table test_calls = { .resolve = test_lookup };
+
 /* Prepare and run once; interp_new() must succeed. */
 static int run_cfg(struct interp_config *cfg, const uint64_t args[5],
 		   const struct interp_region *regions, size_t nregions,
@@ -165,7 +167,7 @@ static int run_prog(const struct bpf_insn *p, size_t n, uint64_t *r0,
 	struct test_user user = { .buf_writable = true };
 	struct interp_config cfg = {
 		.insns = p, .cnt = (uint32_t)n,
-		.helper_lookup = test_lookup, .user = &user,
+		.calls = &test_calls, .user = &user,
 	};
 
 	return run_cfg(&cfg, NULL, NULL, 0, r0, err);
@@ -189,7 +191,7 @@ static int run_mem(const struct bpf_insn *p, size_t n, void *mem, size_t len,
 	struct test_user user = { .buf_writable = true };
 	struct interp_config cfg = {
 		.insns = p, .cnt = (uint32_t)n,
-		.helper_lookup = test_lookup, .user = &user,
+		.calls = &test_calls, .user = &user,
 	};
 	struct interp_region region = {
 		.base = (uint64_t)(uintptr_t)mem, .size = len, .writable = writable,
@@ -952,7 +954,7 @@ Test(interp, helper_added_region)
 		EXIT(),
 	};
 	struct interp_config cfg = {
-		.insns = p, .cnt = N(p), .helper_lookup = test_lookup, .user = &user,
+		.insns = p, .cnt = N(p), .calls = &test_calls, .user = &user,
 	};
 	struct bpf_insn gone[] = {
 		LDDW(1, (uint64_t)(uintptr_t)user.buf),
@@ -1051,14 +1053,14 @@ Test(interp, unknown_helpers_fail_to_prepare)
 		EXIT(),
 	};
 	struct interp_config cfg = {
-		.insns = p, .cnt = N(p), .helper_lookup = test_lookup,
+		.insns = p, .cnt = N(p), .calls = &test_calls,
 	};
 	struct secbpf_err err = { "" };
 
 	cr_expect_null(interp_new(&cfg, &err));
 	cr_expect(strstr(err.msg, "insn 0:") && strstr(err.msg, "1000"), "%s", err.msg);
 
-	cfg.helper_lookup = NULL;
+	cfg.calls = NULL;
 	cr_expect_null(interp_new(&cfg, &err));
 	cr_expect(strstr(err.msg, "insn 0:"), "%s", err.msg);
 

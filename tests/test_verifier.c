@@ -15,11 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vm/asm.h"
 #include "vm/insn.h"
 #include "verifier_corpus.h"
 #include "object/object.h"
 #include "install/policy.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 struct corpus_case {
 	char path[512];

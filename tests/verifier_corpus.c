@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/asm.h"
 #include "vm/insn.h"
 #include "verifier_corpus.h"
 

@@ -26,13 +26,16 @@ static interp_helper_fn conformance_helper(void *user, int32_t id)
 	return id == 5 ? conformance_unwind : NULL;
 }
 
+/* The suite's whole call table: no helper of lib/vm/helpers.c is needed. */
+static const struct interp_call_table conformance_calls = { .resolve = conformance_helper };
+
 int conformance_run(const struct bpf_insn *insns, size_t cnt, uint8_t *mem, size_t mem_len,
 		    uint64_t *r0, struct secbpf_err *err)
 {
 	struct interp_config cfg = {
 		.insns = insns,
 		.cnt = (uint32_t)cnt,
-		.helper_lookup = conformance_helper,
+		.calls = &conformance_calls,
 	};
 	struct interp_region region = {
 		.base = (uint64_t)(uintptr_t)mem,

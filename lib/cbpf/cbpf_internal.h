@@ -134,7 +134,7 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 				      const struct cbpf_expr *a, const struct cbpf_expr *b);
 uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd);
 /* eBPF ALU semantics on values (expr.c). */
-uint64_t cx_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s);
+uint64_t cbpf_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s);
 uint64_t cbpf_width_mask(unsigned width);		/* the low width bits set */
 uint64_t cbpf_sign_extend(uint64_t v, unsigned width);	/* the low width bits, signed */
 uint64_t cbpf_byte_swap(uint64_t v, unsigned width);	/* width 16, 32 or 64 */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cbpf/cbpf_internal.h"
+#include "vm/alu.h"
 #include "vm/insn.h"
 
 static uint32_t expr_hash(const struct cbpf_expr *t)
@@ -133,61 +134,14 @@ uint64_t cbpf_byte_swap(uint64_t v, unsigned width)
 	return __builtin_bswap64(v);
 }
 
-/* eBPF ALU semantics, exactly as lib/vm/interp.c implements them. */
-uint64_t cx_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s)
+/* d op s (a two-operand ALU op) exactly as the interpreter computes it:
+ * both call vm/alu.h. sgn picks signed div and mod (the ISA's off = 1). */
+uint64_t cbpf_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s)
 {
-	if (is32) {
-		uint32_t x = (uint32_t)d, y = (uint32_t)s;
+	uint64_t v = 0;
 
-		switch (op) {
-		case BPF_ADD: return (uint32_t)(x + y);
-		case BPF_SUB: return (uint32_t)(x - y);
-		case BPF_MUL: return (uint32_t)(x * y);
-		case BPF_DIV:
-			if (!y)
-				return 0;
-			if (sgn)
-				return (int32_t)y == -1 ? 0u - x : (uint32_t)((int32_t)x / (int32_t)y);
-			return x / y;
-		case BPF_MOD:
-			if (!y)
-				return x;
-			if (sgn)
-				return (int32_t)y == -1 ? 0 : (uint32_t)((int32_t)x % (int32_t)y);
-			return x % y;
-		case BPF_OR: return x | y;
-		case BPF_AND: return x & y;
-		case BPF_XOR: return x ^ y;
-		case BPF_LSH: return (uint32_t)(x << (y & 31));
-		case BPF_RSH: return x >> (y & 31);
-		case BPF_ARSH: return (uint32_t)((int32_t)x >> (y & 31));
-		}
-		return 0;
-	}
-	switch (op) {
-	case BPF_ADD: return d + s;
-	case BPF_SUB: return d - s;
-	case BPF_MUL: return d * s;
-	case BPF_DIV:
-		if (!s)
-			return 0;
-		if (sgn)
-			return (int64_t)s == -1 ? 0 - d : (uint64_t)((int64_t)d / (int64_t)s);
-		return d / s;
-	case BPF_MOD:
-		if (!s)
-			return d;
-		if (sgn)
-			return (int64_t)s == -1 ? 0 : (uint64_t)((int64_t)d % (int64_t)s);
-		return d % s;
-	case BPF_OR: return d | s;
-	case BPF_AND: return d & s;
-	case BPF_XOR: return d ^ s;
-	case BPF_LSH: return d << (s & 63);
-	case BPF_RSH: return d >> (s & 63);
-	case BPF_ARSH: return (uint64_t)((int64_t)d >> (s & 63));
-	}
-	return 0;
+	bpf_alu_eval((uint8_t)((is32 ? BPF_ALU : BPF_ALU64) | op | BPF_X), sgn, 0, d, s, &v);
+	return v;
 }
 
 uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd)
@@ -201,7 +155,7 @@ uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd
 		memcpy(&v, (const uint8_t *)sd + e->imm, e->width / 8);
 		return v;
 	case CBPF_X_ALU:
-		return cx_alu_eval(e->op, e->is32, e->sgn, cbpf_expr_eval(e->a, sd),
+		return cbpf_alu_eval(e->op, e->is32, e->sgn, cbpf_expr_eval(e->a, sd),
 				   cbpf_expr_eval(e->b, sd));
 	case CBPF_X_NEG:
 		v = 0 - cbpf_expr_eval(e->a, sd);
@@ -279,7 +233,7 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 		sgn = false;
 	t.sgn = sgn;
 	if (a->kind == CBPF_X_CONST && b->kind == CBPF_X_CONST)
-		return cbpf_expr_const(s, cx_alu_eval(op, is32, sgn, a->imm, b->imm));
+		return cbpf_expr_const(s, cbpf_alu_eval(op, is32, sgn, a->imm, b->imm));
 	if (op_commutes(op) && a->kind == CBPF_X_CONST) {
 		const struct cbpf_expr *s = a;
 

@@ -288,7 +288,7 @@ static struct nr_tnum nr_tnum_eval(const struct cbpf_expr *nr_field, const struc
 		b = nr_tnum_trunc(b, 32);
 	}
 	if (!a.m && !b.m)
-		return (struct nr_tnum){ cx_alu_eval(e->op, w32, e->sgn, a.v, b.v), 0 };
+		return (struct nr_tnum){ cbpf_alu_eval(e->op, w32, e->sgn, a.v, b.v), 0 };
 	switch (e->op) {
 	case BPF_AND:
 		r.v = a.v & b.v;

@@ -15,7 +15,7 @@
 
 #include "vm/helper_protos.h"
 #include "vm/insn.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* Offsets of pointers are kept far from overflow (the kernel's BPF_MAX_VAR_OFF). */
 #define MAX_PTR_OFF (1 << 29)
@@ -853,12 +853,11 @@ static int check_ld_imm64(struct verifier_env *env, const struct bpf_insn *in, u
 			    "global data (direct map-value access)%s%s",
 			    env->opts.tier_reason ? ": " : "",
 			    env->opts.tier_reason ? env->opts.tier_reason : "");
+	/* The map exists and a direct value access stays inside its value:
+	 * check_map_ref() (verifier_cfg.c) checked every reference at load. */
 	m = env_map(env, (uint32_t)in->imm);
 	if (!m)
-		return verr(env, EINVAL,
-			    "ld_imm64 refers to map %d, but the object "
-			    "has %u maps",
-			    in->imm, env->obj ? env->obj->map_cnt : 0);
+		return verr(env, EFAULT, "internal error: map reference not checked at load");
 	fact_flag(env, idx, VERIFIER_INSN_MAP_ACCESS);
 	reg_mark_not_init(dst);
 	dst->map = (uint32_t)in->imm;
@@ -868,16 +867,6 @@ static int check_ld_imm64(struct verifier_env *env, const struct bpf_insn *in, u
 		return 0;
 	}
 	/* BPF_PSEUDO_MAP_VALUE: a pointer into the map's only value */
-	if (m->kind == OBJECT_MAP_BTF && !(m->type == BPF_MAP_TYPE_ARRAY && m->max_entries == 1))
-		return verr(env, EACCES,
-			    "direct access to map %s: only global data "
-			    "and one-element arrays have a direct value",
-			    m->name);
-	if ((uint32_t)in[1].imm >= m->value_size)
-		return verr(env, EACCES,
-			    "direct access to map %s at offset %u is past "
-			    "its value size %u",
-			    m->name, (uint32_t)in[1].imm, m->value_size);
 	dst->type = REG_PTR_TO_MAP_VALUE;
 	dst->off = in[1].imm;
 	dst->rdonly = map_is_rdonly(m);
@@ -957,7 +946,7 @@ static int check_ldst(struct verifier_env *env, const struct bpf_insn *in, uint3
 
 /* Execute the instruction at env->cur->insn. Returns 0 to go on, 1 when the
  * path ended (the entry function returned), <0 on rejection. */
-static int do_insn(struct verifier_env *env)
+static int step_insn(struct verifier_env *env)
 {
 	uint32_t idx = env->cur->insn;
 	const struct bpf_insn *in = &env->insns[idx];
@@ -1039,7 +1028,9 @@ static struct vstate *initial_state(void)
 	return st;
 }
 
-static int do_check(struct verifier_env *env, uint32_t *bad_insn)
+/* Explore every path from the entry, one pending branch at a time, until
+ * all end, one is rejected or the complexity limit is reached. */
+static int explore_paths(struct verifier_env *env, uint32_t *bad_insn)
 {
 	uint64_t limit =
 		env->opts.complexity_limit ? env->opts.complexity_limit : VERIFIER_COMPLEXITY_LIMIT;
@@ -1072,7 +1063,7 @@ static int do_check(struct verifier_env *env, uint32_t *bad_insn)
 		env->cur->reentry = false;
 		fact_record(env, idx);
 		log_insn(env, idx);
-		ret = do_insn(env);
+		ret = step_insn(env);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
@@ -1196,7 +1187,7 @@ int verifier_check(const struct object *obj, const struct object_prog *prog,
 
 	ret = verifier_cfg_check(&env, &bad);
 	if (!ret)
-		ret = do_check(&env, &bad);
+		ret = explore_paths(&env, &bad);
 	if (ret) {
 		const struct object_line *line = object_prog_line(prog, bad);
 		char dis[128] = "";

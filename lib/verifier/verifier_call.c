@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "vm/helper_protos.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* What the arguments told us, for the return value and the callback. */
 struct call_meta {

@@ -11,7 +11,7 @@
 
 #include "vm/helper_protos.h"
 #include "vm/insn.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* ---- structural checks ---- */
 
@@ -35,204 +35,96 @@ bool vinsn_is_cond_jump(uint8_t op)
 	}
 }
 
-/* Check that the fields of one instruction form a known, well-formed insn.
- * Every later stage relies on this. */
+/* What the verifier refuses in a well-formed ALU instruction, as the
+ * kernel does: an immediate shift by the width or more, an immediate
+ * divisor of zero. */
+static int check_alu_imm(struct verifier_env *env, const struct bpf_insn *in)
+{
+	uint8_t op = BPF_OP(in->code);
+	unsigned width = BPF_CLASS(in->code) == BPF_ALU64 ? 64 : 32;
+
+	if (BPF_SRC(in->code) != BPF_K)
+		return 0;
+	if ((op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) &&
+	    (in->imm < 0 || (unsigned)in->imm >= width))
+		return verr(env, EINVAL, "invalid shift %d for a %u-bit operation", in->imm, width);
+	if ((op == BPF_DIV || op == BPF_MOD) && in->imm == 0)
+		return verr(env, EINVAL, "division by zero");
+	return 0;
+}
+
+/* A helper call: every one is resolved at load, dead code included, as the
+ * interpreter does, so an unknown or refused helper is an error wherever
+ * it is. Indirect calls (callx) do not exist for seccomp. */
+static int check_call_insn(struct verifier_env *env, const struct bpf_insn *in)
+{
+	const struct helper_proto *p;
+
+	if (BPF_SRC(in->code) == BPF_X)
+		return verr(env, EINVAL,
+			    "callx (an indirect call through r%u) is not supported: call "
+			    "the function or helper by name",
+			    in->dst_reg);
+	if (in->src_reg != 0)
+		return 0;
+	p = helper_proto_find(in->imm);
+	if (!p)
+		return verr(env, EINVAL, "unknown helper function #%d", in->imm);
+	if (p->refused)
+		return verr(env, EACCES, "%s: %s", helper_proto_name(in->imm), p->refused);
+	return 0;
+}
+
+/* A map reference: like the kernel, every one is resolved at load,
+ * reachable or not (the interpreter and the native loader resolve them all
+ * too), and a direct value access must stay inside the value. */
+static int check_map_ref(struct verifier_env *env, const struct bpf_insn *in)
+{
+	const struct object_map *m;
+
+	if (in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_VALUE)
+		return 0;
+	m = env_map(env, (uint32_t)in->imm);
+	if (!m)
+		return verr(env, EINVAL, "ld_imm64 refers to map %d, but the object has %u maps",
+			    in->imm, env->obj ? env->obj->map_cnt : 0);
+	if (in->src_reg == BPF_PSEUDO_MAP_FD)
+		return 0;
+	if (m->kind == OBJECT_MAP_BTF && !(m->type == BPF_MAP_TYPE_ARRAY && m->max_entries == 1))
+		return verr(env, EACCES,
+			    "direct access to map %s: only global data and one-element "
+			    "arrays have a direct value",
+			    m->name);
+	if ((uint32_t)in[1].imm >= m->value_size)
+		return verr(env, EACCES,
+			    "direct access to map %s at offset %u is past its value size %u",
+			    m->name, (uint32_t)in[1].imm, m->value_size);
+	return 0;
+}
+
+/* The fields of one instruction: well formed by the instruction decoder
+ * (insn_check, which the interpreter's validator uses too), then what the
+ * verifier adds. Every later stage relies on this. */
 static int check_insn_fields(struct verifier_env *env, uint32_t i)
 {
 	const struct bpf_insn *in = &env->insns[i];
-	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-	bool is_x = BPF_SRC(in->code) == BPF_X;
+	struct insn_fault fault;
 
-	if (in->dst_reg > BPF_REG_10 || in->src_reg > BPF_REG_10)
-		return verr(env, EINVAL, "invalid register number");
-	/* r10 is never written, even in code no path reaches */
-	if (in->dst_reg == BPF_REG_10 &&
-	    (cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD))
-		return verr(env, EINVAL,
-			    "r10 is the read-only frame pointer; "
-			    "copy it to another register first");
-	if (cls == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC && (in->imm & BPF_FETCH) &&
-	    in->src_reg == BPF_REG_10)
-		return verr(env, EINVAL,
-			    "r10 is the read-only frame pointer; an "
-			    "atomic fetch cannot write it");
-
-	switch (cls) {
+	if (insn_check(env->insns, env->cnt, i, INSN_ALLOW_PSEUDO, &fault))
+		return verr(env, EINVAL, "%s", fault.why);
+	switch (BPF_CLASS(in->code)) {
 	case BPF_ALU:
-	case BPF_ALU64: {
-		unsigned width = cls == BPF_ALU64 ? 64 : 32;
-
-		if (op == BPF_END) {
-			if (in->src_reg || in->off ||
-			    (in->imm != 16 && in->imm != 32 && in->imm != 64) ||
-			    (cls == BPF_ALU64 && is_x))
-				return verr(env, EINVAL, "invalid byte swap");
-			return 0;
-		}
-		if (op == BPF_NEG) {
-			if (is_x || in->src_reg || in->off || in->imm)
-				return verr(env, EINVAL, "reserved fields of neg must be zero");
-			return 0;
-		}
-		if (op > BPF_END)
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		if (is_x ? in->imm != 0 : in->src_reg != 0)
-			return verr(env, EINVAL, "reserved field of an ALU insn is not zero");
-		if (in->off) {
-			bool ok = false;
-
-			if ((op == BPF_DIV || op == BPF_MOD) && in->off == 1)
-				ok = true;
-			if (op == BPF_MOV && is_x &&
-			    (in->off == 8 || in->off == 16 || (in->off == 32 && cls == BPF_ALU64)))
-				ok = true;
-			if (!ok)
-				return verr(env, EINVAL, "invalid offset field in an ALU insn");
-		}
-		if (!is_x && (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) &&
-		    (in->imm < 0 || (unsigned)in->imm >= width))
-			return verr(env, EINVAL, "invalid shift %d for a %u-bit operation", in->imm,
-				    width);
-		if (!is_x && (op == BPF_DIV || op == BPF_MOD) && in->imm == 0)
-			return verr(env, EINVAL, "division by zero");
-		return 0;
-	}
+	case BPF_ALU64:
+		return check_alu_imm(env, in);
 	case BPF_JMP:
-	case BPF_JMP32:
-		if (op == BPF_JA) {
-			if (is_x || in->src_reg || in->dst_reg)
-				return verr(env, EINVAL, "reserved fields of ja must be zero");
-			if (cls == BPF_JMP ? in->imm != 0 : in->off != 0)
-				return verr(env, EINVAL, "reserved fields of ja must be zero");
-			return 0;
-		}
-		if (op == BPF_CALL) {
-			if (cls != BPF_JMP || is_x || in->off || in->dst_reg)
-				return verr(env, EINVAL, "invalid call instruction");
-			if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
-				return verr(env, EINVAL,
-					    "kernel function calls (kfuncs) do not "
-					    "exist in user space");
-			if (in->src_reg != 0 && in->src_reg != BPF_PSEUDO_CALL)
-				return verr(env, EINVAL, "invalid call instruction");
-			if (in->src_reg == 0) {
-				/* Every helper call is resolved at load, dead code
-				 * included, as the interpreter does: an unknown or
-				 * refused helper is an error wherever it is. */
-				const struct helper_proto *p = helper_proto_find(in->imm);
-
-				if (!p)
-					return verr(env, EINVAL, "unknown helper function #%d",
-						    in->imm);
-				if (p->refused)
-					return verr(env, EACCES, "%s: %s",
-						    helper_proto_name(in->imm), p->refused);
-			}
-			return 0;
-		}
-		if (op == BPF_EXIT) {
-			if (cls != BPF_JMP || is_x || in->src_reg || in->dst_reg || in->off ||
-			    in->imm)
-				return verr(env, EINVAL, "reserved fields of exit must be zero");
-			return 0;
-		}
-		if (!vinsn_is_cond_jump(op))
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		if (is_x ? in->imm != 0 : in->src_reg != 0)
-			return verr(env, EINVAL, "reserved field of a jump is not zero");
+		if (BPF_OP(in->code) == BPF_CALL)
+			return check_call_insn(env, in);
 		return 0;
 	case BPF_LD:
-		if (in->code != (BPF_LD | BPF_IMM | BPF_DW)) {
-			if (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND)
-				return verr(env, EINVAL,
-					    "legacy packet loads (ld_abs/ld_ind) "
-					    "have no meaning for seccomp; read the "
-					    "context through r1");
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		}
-		if (i + 1 >= env->cnt)
-			return verr(env, EINVAL, "ld_imm64 is missing its second slot");
-		if (in->off || in[1].code || in[1].dst_reg || in[1].src_reg || in[1].off)
-			return verr(env, EINVAL, "invalid ld_imm64 second slot");
-		switch (in->src_reg) {
-		case 0:
-			return 0;
-		case BPF_PSEUDO_MAP_VALUE:
-		case BPF_PSEUDO_MAP_FD: {
-			/* Like the kernel, resolve every map reference at load,
-			 * reachable or not: the interpreter and the native
-			 * loader resolve them all too. */
-			const struct object_map *m = env_map(env, (uint32_t)in->imm);
-
-			if (!m)
-				return verr(env, EINVAL, "ld_imm64 refers to map %d, but the object "
-							 "has %u maps",
-					    in->imm, env->obj ? env->obj->map_cnt : 0);
-			if (in->src_reg == BPF_PSEUDO_MAP_FD) {
-				if (in[1].imm)
-					return verr(env, EINVAL, "invalid ld_imm64 second slot");
-				return 0;
-			}
-			if (m->kind == OBJECT_MAP_BTF &&
-			    !(m->type == BPF_MAP_TYPE_ARRAY && m->max_entries == 1))
-				return verr(env, EACCES,
-					    "direct access to map %s: only global data "
-					    "and one-element arrays have a direct value",
-					    m->name);
-			if ((uint32_t)in[1].imm >= m->value_size)
-				return verr(env, EACCES,
-					    "direct access to map %s at offset %u is past "
-					    "its value size %u",
-					    m->name, (uint32_t)in[1].imm, m->value_size);
-			return 0;
-		}
-		case BPF_PSEUDO_FUNC:
-			if (in[1].imm)
-				return verr(env, EINVAL, "invalid ld_imm64 second slot");
-			return 0;
-		default:
-			return verr(env, EINVAL, "unsupported ld_imm64 source %u", in->src_reg);
-		}
-	case BPF_LDX:
-		if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		if (BPF_MODE(in->code) == BPF_MEMSX && BPF_SIZE(in->code) == BPF_DW)
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		if (in->imm)
-			return verr(env, EINVAL, "reserved field of a load is not zero");
+		return check_map_ref(env, in);
+	default:
 		return 0;
-	case BPF_ST:
-		if (BPF_MODE(in->code) != BPF_MEM || in->src_reg)
-			return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
-		return 0;
-	case BPF_STX:
-		if (BPF_MODE(in->code) == BPF_MEM) {
-			if (in->imm)
-				return verr(env, EINVAL, "reserved field of a store is not zero");
-			return 0;
-		}
-		if (BPF_MODE(in->code) == BPF_ATOMIC) {
-			if (BPF_SIZE(in->code) != BPF_W && BPF_SIZE(in->code) != BPF_DW)
-				return verr(env, EINVAL, "atomic operations need 4 or 8 bytes");
-			switch (in->imm) {
-			case BPF_ADD:
-			case BPF_ADD | BPF_FETCH:
-			case BPF_AND:
-			case BPF_AND | BPF_FETCH:
-			case BPF_OR:
-			case BPF_OR | BPF_FETCH:
-			case BPF_XOR:
-			case BPF_XOR | BPF_FETCH:
-			case BPF_XCHG:
-			case BPF_CMPXCHG:
-				return 0;
-			default:
-				return verr(env, EINVAL, "unknown atomic operation 0x%x", in->imm);
-			}
-		}
-		return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
 	}
-	return verr(env, EINVAL, "unknown opcode 0x%02x", in->code);
 }
 
 bool vinsn_is_ja(const struct bpf_insn *in)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 #define MAX_VAR_OFF (1 << 29)
 
@@ -326,158 +326,151 @@ static bool rodata_const(const struct object_map *m, int64_t off, uint32_t size,
 	return true;
 }
 
-int check_mem_access(struct verifier_env *env, uint32_t insn_idx, uint32_t regno, int32_t off,
-		     uint32_t size, enum mem_access kind, int value_regno, bool sign_ext)
+/* What a load of size bytes from memory the program cannot predict puts
+ * in dst: an unknown number, zero- or sign-extended. */
+static void reg_mark_loaded(struct reg_state *dst, uint32_t size, bool sign_ext)
 {
-	struct reg_state *regs = cur_regs(env);
-	struct reg_state ptr = regs[regno];
-	struct reg_state val;
-	struct reg_state *dst = NULL;
-	const struct object_map *m;
+	if (sign_ext)
+		reg_mark_unknown_sext(dst, size);
+	else
+		reg_mark_unknown_size(dst, size);
+}
+
+/* A load from the context: seccomp_data is read-only and its fields are
+ * read whole or in aligned parts (check_ctx_access). */
+static int check_ctx_mem(struct verifier_env *env, uint32_t insn_idx, uint32_t regno,
+			 const struct reg_state *ptr, int32_t off, uint32_t size,
+			 enum mem_access kind, struct reg_state *dst, bool sign_ext)
+{
+	int ret = check_ctx_access(env, regno, ptr, off, size, kind);
+
+	if (ret)
+		return ret;
+	fact_flag(env, insn_idx, VERIFIER_INSN_CTX_LOAD);
+	reg_mark_loaded(dst, size, sign_ext);
+	return 0;
+}
+
+/* An atomic operation on the stack: the bytes must hold a number already,
+ * and afterwards they hold an unknown one. */
+static int stack_atomic(struct verifier_env *env, struct func_state *f, uint32_t regno,
+			const struct reg_state *ptr, int32_t off, uint32_t size)
+{
+	int64_t lo, o;
 	int ret;
 
-	if (kind == MEM_READ) {
-		dst = &regs[value_regno];
-	} else if (value_regno >= 0) {
-		val = regs[value_regno];
-	} else {
-		/* BPF_ST: the immediate, sign-extended to the access size */
-		const struct bpf_insn *in = &env->insns[insn_idx];
+	if (!tnum_is_const(ptr->var_off))
+		return verr(env, EACCES, "R%u: atomic operation at a variable stack offset",
+			    regno);
+	ret = stack_read(env, f, regno, ptr, off, size, NULL, false);
+	if (ret)
+		return ret;
+	/* The result is unknown; forget a spilled constant. */
+	lo = (int64_t)ptr->off + (int64_t)ptr->var_off.value + off;
+	for (o = lo; o < lo + size; o++) {
+		struct stack_slot *s = stack_slot_get(f, spi_of(o), true);
 
-		reg_mark_const(&val, size == 8 ? (uint64_t)(int64_t)in->imm
-					       : (uint64_t)(uint32_t)in->imm &
-							 (size == 4 ? 0xffffffffULL
-								    : (1ULL << (size * 8)) - 1));
-	}
-
-	if (kind == MEM_ATOMIC) {
-		/* Atomic operations need natural alignment on every path (the
-		 * hardware, and the interpreter, refuse anything else). */
-		int64_t fixed = (int64_t)ptr.off + off + (int64_t)ptr.var_off.value;
-
-		if ((fixed & (size - 1)) || (ptr.var_off.mask & (size - 1)))
-			return verr(env, EACCES,
-				    "R%u: misaligned atomic operation: %u-byte "
-				    "atomics need a %u-byte aligned address",
-				    regno, size, size);
-	}
-
-	switch (ptr.type) {
-	case REG_PTR_TO_CTX:
-		ret = check_ctx_access(env, regno, &ptr, off, size, kind);
+		if (!s)
+			return -ENOMEM;
+		ret = slot_to_misc(env, s, o);
 		if (ret)
 			return ret;
-		fact_flag(env, insn_idx, VERIFIER_INSN_CTX_LOAD);
+		s->bytes[byte_of(o)] = STACK_MISC;
+	}
+	return 0;
+}
+
+/* An access to the stack of the frame ptr points into. */
+static int check_stack_mem(struct verifier_env *env, uint32_t insn_idx, uint32_t regno,
+			   const struct reg_state *ptr, int32_t off, uint32_t size,
+			   enum mem_access kind, const struct reg_state *val,
+			   struct reg_state *dst, bool sign_ext)
+{
+	struct func_state *f;
+
+	if (ptr->frameno > env->cur->curframe)
+		return verr(env, EFAULT, "internal error: pointer to a frame that is gone");
+	f = env->cur->frames[ptr->frameno];
+	fact_flag(env, insn_idx, VERIFIER_INSN_STACK_ACCESS);
+	switch (kind) {
+	case MEM_READ:
+		return stack_read(env, f, regno, ptr, off, size, dst, sign_ext);
+	case MEM_WRITE:
+		return stack_write(env, f, regno, ptr, off, size, val);
+	default:
+		return stack_atomic(env, f, regno, ptr, off, size);
+	}
+}
+
+/* An access to a map value: inside the value, no writes to a read-only
+ * map, no pointer stored (it would leak); a load from frozen .rodata at a
+ * constant offset is that constant. */
+static int check_map_value_mem(struct verifier_env *env, uint32_t insn_idx, uint32_t regno,
+			       const struct reg_state *ptr, int32_t off, uint32_t size,
+			       enum mem_access kind, const struct reg_state *val,
+			       struct reg_state *dst, bool sign_ext)
+{
+	const struct object_map *m = env_map(env, ptr->map);
+	uint64_t v;
+	int ret;
+
+	if (!m)
+		return verr(env, EFAULT, "internal error: bad map index");
+	fact_flag(env, insn_idx, VERIFIER_INSN_MAP_ACCESS);
+	if (kind != MEM_READ && (ptr->rdonly || map_is_rdonly(m)))
+		return verr(env, EACCES,
+			    "map %s is read-only (.rodata or "
+			    "BPF_F_RDONLY_PROG): the filter may not write it",
+			    m->name);
+	if (kind != MEM_READ && reg_is_pointer(val))
+		return verr(env, EACCES, "storing a pointer into map %s would leak its address",
+			    m->name);
+	ret = check_region(env, regno, ptr, off, size, m->value_size, "the map value");
+	if (ret)
+		return ret;
+	if (kind == MEM_READ && tnum_is_const(ptr->var_off) &&
+	    rodata_const(m, (int64_t)ptr->off + (int64_t)ptr->var_off.value + off, size, &v)) {
+		/* frozen read-only data: a constant, like the kernel's frozen maps */
 		if (sign_ext)
-			reg_mark_unknown_sext(dst, size);
-		else
-			reg_mark_unknown_size(dst, size);
-		return 0;
-
-	case REG_PTR_TO_STACK: {
-		struct func_state *f;
-
-		if (ptr.frameno > env->cur->curframe)
-			return verr(env, EFAULT,
-				    "internal error: pointer to a frame "
-				    "that is gone");
-		f = env->cur->frames[ptr.frameno];
-		fact_flag(env, insn_idx, VERIFIER_INSN_STACK_ACCESS);
-		if (kind == MEM_READ)
-			return stack_read(env, f, regno, &ptr, off, size, dst, sign_ext);
-		if (kind == MEM_WRITE)
-			return stack_write(env, f, regno, &ptr, off, size, &val);
-		/* atomic: the bytes must hold a number already */
-		if (!tnum_is_const(ptr.var_off))
-			return verr(env, EACCES,
-				    "R%u: atomic operation at a variable "
-				    "stack offset",
-				    regno);
-		ret = stack_read(env, f, regno, &ptr, off, size, NULL, false);
-		if (ret)
-			return ret;
-		reg_mark_unknown(&val);
-		{
-			/* The result is unknown; forget a spilled constant. */
-			int64_t lo = (int64_t)ptr.off + (int64_t)ptr.var_off.value + off;
-			int64_t o;
-
-			for (o = lo; o < lo + size; o++) {
-				struct stack_slot *s = stack_slot_get(f, spi_of(o), true);
-
-				if (!s)
-					return -ENOMEM;
-				ret = slot_to_misc(env, s, o);
-				if (ret)
-					return ret;
-				s->bytes[byte_of(o)] = STACK_MISC;
-			}
-		}
+			v = (uint64_t)((int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
+		reg_mark_const(dst, v);
 		return 0;
 	}
+	fact_flag(env, insn_idx, VERIFIER_INSN_NEEDS_STATE);
+	if (kind == MEM_READ)
+		reg_mark_loaded(dst, size, sign_ext);
+	return 0;
+}
 
-	case REG_PTR_TO_MAP_VALUE:
-		m = env_map(env, ptr.map);
-		if (!m)
-			return verr(env, EFAULT, "internal error: bad map index");
-		fact_flag(env, insn_idx, VERIFIER_INSN_MAP_ACCESS);
-		if (kind != MEM_READ && (ptr.rdonly || map_is_rdonly(m)))
-			return verr(env, EACCES,
-				    "map %s is read-only (.rodata or "
-				    "BPF_F_RDONLY_PROG): the filter may not write it",
-				    m->name);
-		if (kind != MEM_READ && reg_is_pointer(&val))
-			return verr(env, EACCES,
-				    "storing a pointer into map %s would "
-				    "leak its address",
-				    m->name);
-		ret = check_region(env, regno, &ptr, off, size, m->value_size, "the map value");
-		if (ret)
-			return ret;
-		if (kind == MEM_READ) {
-			uint64_t v;
+/* An access to PTR_TO_MEM: a ringbuf record, or a map key or value handed
+ * to a callback; mem_size bytes, read-only when rdonly. */
+static int check_ptr_mem(struct verifier_env *env, uint32_t insn_idx, uint32_t regno,
+			 const struct reg_state *ptr, int32_t off, uint32_t size,
+			 enum mem_access kind, const struct reg_state *val,
+			 struct reg_state *dst, bool sign_ext)
+{
+	int ret;
 
-			if (tnum_is_const(ptr.var_off) &&
-			    rodata_const(m, (int64_t)ptr.off + (int64_t)ptr.var_off.value + off,
-					 size, &v)) {
-				/* frozen read-only data: a constant, like the
-				 * kernel's frozen maps */
-				if (sign_ext)
-					v = (uint64_t)((int64_t)(v << (64 - 8 * size)) >>
-						       (64 - 8 * size));
-				reg_mark_const(dst, v);
-				return 0;
-			}
-			fact_flag(env, insn_idx, VERIFIER_INSN_NEEDS_STATE);
-			if (sign_ext)
-				reg_mark_unknown_sext(dst, size);
-			else
-				reg_mark_unknown_size(dst, size);
-			return 0;
-		}
-		fact_flag(env, insn_idx, VERIFIER_INSN_NEEDS_STATE);
-		return 0;
+	fact_flag(env, insn_idx, VERIFIER_INSN_MAP_ACCESS | VERIFIER_INSN_NEEDS_STATE);
+	if (kind != MEM_READ && ptr->rdonly)
+		return verr(env, EACCES, "R%u points to read-only memory", regno);
+	if (kind != MEM_READ && reg_is_pointer(val))
+		return verr(env, EACCES,
+			    "storing a pointer into a ringbuf record "
+			    "would leak its address");
+	ret = check_region(env, regno, ptr, off, size, ptr->mem_size,
+			   ptr->ref_obj_id ? "the ringbuf record" : "the memory");
+	if (ret)
+		return ret;
+	if (kind == MEM_READ)
+		reg_mark_loaded(dst, size, sign_ext);
+	return 0;
+}
 
-	case REG_PTR_TO_MEM:
-		fact_flag(env, insn_idx, VERIFIER_INSN_MAP_ACCESS | VERIFIER_INSN_NEEDS_STATE);
-		if (kind != MEM_READ && ptr.rdonly)
-			return verr(env, EACCES, "R%u points to read-only memory", regno);
-		if (kind != MEM_READ && reg_is_pointer(&val))
-			return verr(env, EACCES,
-				    "storing a pointer into a ringbuf record "
-				    "would leak its address");
-		ret = check_region(env, regno, &ptr, off, size, ptr.mem_size,
-				   ptr.ref_obj_id ? "the ringbuf record" : "the memory");
-		if (ret)
-			return ret;
-		if (kind == MEM_READ) {
-			if (sign_ext)
-				reg_mark_unknown_sext(dst, size);
-			else
-				reg_mark_unknown_size(dst, size);
-		}
-		return 0;
-
+/* Why a register that points to no memory cannot be accessed through. */
+static int reject_non_mem(struct verifier_env *env, uint32_t regno, enum reg_type type)
+{
+	switch (type) {
 	case REG_PTR_TO_MAP_VALUE_OR_NULL:
 	case REG_PTR_TO_MEM_OR_NULL:
 		return verr(env, EACCES,
@@ -496,10 +489,72 @@ int check_mem_access(struct verifier_env *env, uint32_t insn_idx, uint32_t regno
 			    "R%u is a number, not a pointer: memory "
 			    "access through it is not allowed",
 			    regno);
-	case REG_NOT_INIT:
-		break;
+	default:
+		return verr(env, EACCES, "R%u is not initialized", regno);
 	}
-	return verr(env, EACCES, "R%u is not initialized", regno);
+}
+
+/* The value a store writes: a register, or BPF_ST's immediate
+ * sign-extended to the access size. */
+static void store_value(const struct verifier_env *env, const struct reg_state *regs,
+			uint32_t insn_idx, uint32_t size, int value_regno, struct reg_state *val)
+{
+	const struct bpf_insn *in = &env->insns[insn_idx];
+
+	if (value_regno >= 0) {
+		*val = regs[value_regno];
+		return;
+	}
+	reg_mark_const(val, size == 8 ? (uint64_t)(int64_t)in->imm
+				      : (uint64_t)(uint32_t)in->imm &
+						(size == 4 ? 0xffffffffULL : (1ULL << (size * 8)) - 1));
+}
+
+/*
+ * A load (into value_regno), store (of value_regno, or BPF_ST's immediate
+ * when it is < 0) or atomic operation of size bytes at regno + off, checked
+ * by what regno points to, as the kernel's check_mem_access() does.
+ */
+int check_mem_access(struct verifier_env *env, uint32_t insn_idx, uint32_t regno, int32_t off,
+		     uint32_t size, enum mem_access kind, int value_regno, bool sign_ext)
+{
+	struct reg_state *regs = cur_regs(env);
+	struct reg_state ptr = regs[regno];
+	struct reg_state val = { .type = REG_NOT_INIT };
+	struct reg_state *dst = NULL;
+
+	if (kind == MEM_READ)
+		dst = &regs[value_regno];
+	else
+		store_value(env, regs, insn_idx, size, value_regno, &val);
+
+	if (kind == MEM_ATOMIC) {
+		/* Atomic operations need natural alignment on every path (the
+		 * hardware, and the interpreter, refuse anything else). */
+		int64_t fixed = (int64_t)ptr.off + off + (int64_t)ptr.var_off.value;
+
+		if ((fixed & (size - 1)) || (ptr.var_off.mask & (size - 1)))
+			return verr(env, EACCES,
+				    "R%u: misaligned atomic operation: %u-byte "
+				    "atomics need a %u-byte aligned address",
+				    regno, size, size);
+	}
+
+	switch (ptr.type) {
+	case REG_PTR_TO_CTX:
+		return check_ctx_mem(env, insn_idx, regno, &ptr, off, size, kind, dst, sign_ext);
+	case REG_PTR_TO_STACK:
+		return check_stack_mem(env, insn_idx, regno, &ptr, off, size, kind, &val, dst,
+				       sign_ext);
+	case REG_PTR_TO_MAP_VALUE:
+		return check_map_value_mem(env, insn_idx, regno, &ptr, off, size, kind, &val, dst,
+					   sign_ext);
+	case REG_PTR_TO_MEM:
+		return check_ptr_mem(env, insn_idx, regno, &ptr, off, size, kind, &val, dst,
+				     sign_ext);
+	default:
+		return reject_non_mem(env, regno, ptr.type);
+	}
 }
 
 int check_helper_mem(struct verifier_env *env, uint32_t regno, uint64_t max_size, bool write,

@@ -7,7 +7,8 @@
  */
 #include <stdint.h>
 
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
+#include "vm/alu.h"
 
 /*
  * A view of a register at one width (32 or 64 bits). For width 32 the
@@ -303,197 +304,255 @@ static int64_t const_shift(const struct range *b, unsigned w)
 	return (int64_t)b->umin;
 }
 
+/* The two-operand ALU operations range_alu() follows (not mov, neg or
+ * the byte swaps, which the verifier handles on their own). */
+static bool alu_op_is_binary(uint8_t op)
+{
+	switch (op) {
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_DIV:
+	case BPF_MOD:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The bounds of dst OP src at width w, one function per operation, as the
+ * kernel's scalar_min_max_add/sub/... Each starts from the full range and
+ * narrows only what it can prove; constants were folded before.
+ */
+/* Two non-negative operands and a result that stays below the signed
+ * maximum: the signed bounds are the unsigned ones. */
+static void range_signed_if_nonneg(struct range *r, const struct range *a, const struct range *b,
+				   unsigned w)
+{
+	if (a->smin >= 0 && b->smin >= 0 && r->umax <= (uint64_t)smax_of(w)) {
+		r->smin = (int64_t)r->umin;
+		r->smax = (int64_t)r->umax;
+	}
+}
+
+static struct range scalar_range_add(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+	uint64_t lo = a->umin + b->umin, hi = a->umax + b->umax;
+
+	r.t = tnum_width(tnum_add(a->t, b->t), w);
+	if (!(w == 64 ? (hi < a->umax || lo < a->umin) : hi > umax_of(w))) {
+		r.umin = lo;
+		r.umax = hi;
+	}
+	if (w == 64) {
+		int64_t slo, shi;
+
+		if (!__builtin_add_overflow(a->smin, b->smin, &slo) &&
+		    !__builtin_add_overflow(a->smax, b->smax, &shi)) {
+			r.smin = slo;
+			r.smax = shi;
+		}
+	} else if (a->smin + b->smin >= INT32_MIN && a->smax + b->smax <= INT32_MAX) {
+		r.smin = a->smin + b->smin;
+		r.smax = a->smax + b->smax;
+	}
+	return r;
+}
+
+static struct range scalar_range_sub(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.t = tnum_width(tnum_sub(a->t, b->t), w);
+	if (a->umin >= b->umax) {
+		r.umin = a->umin - b->umax;
+		r.umax = a->umax - b->umin;
+	}
+	if (w == 64) {
+		int64_t slo, shi;
+
+		if (!__builtin_sub_overflow(a->smin, b->smax, &slo) &&
+		    !__builtin_sub_overflow(a->smax, b->smin, &shi)) {
+			r.smin = slo;
+			r.smax = shi;
+		}
+	} else if (a->smin - b->smax >= INT32_MIN && a->smax - b->smin <= INT32_MAX) {
+		r.smin = a->smin - b->smax;
+		r.smax = a->smax - b->smin;
+	}
+	return r;
+}
+
+static struct range scalar_range_mul(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+	uint64_t hi;
+
+	r.t = tnum_width(tnum_mul(a->t, b->t), w);
+	if (!__builtin_mul_overflow(a->umax, b->umax, &hi) && hi <= umax_of(w)) {
+		r.umin = a->umin * b->umin;
+		r.umax = hi;
+		range_signed_if_nonneg(&r, a, b, w);
+	}
+	return r;
+}
+
+static struct range scalar_range_and(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.t = tnum_and(a->t, b->t);
+	r.umin = r.t.value;
+	r.umax = u_min(a->umax, b->umax);
+	if (a->smin >= 0 && b->smin >= 0) {
+		r.smin = (int64_t)r.umin;
+		r.smax = (int64_t)r.umax;
+	}
+	return r;
+}
+
+static struct range scalar_range_or(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.t = tnum_or(a->t, b->t);
+	r.umin = u_max(a->umin, b->umin);
+	r.umax = r.t.value | r.t.mask;
+	range_signed_if_nonneg(&r, a, b, w);
+	return r;
+}
+
+static struct range scalar_range_xor(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.t = tnum_xor(a->t, b->t);
+	r.umin = r.t.value;
+	r.umax = r.t.value | r.t.mask;
+	range_signed_if_nonneg(&r, a, b, w);
+	return r;
+}
+
+static struct range scalar_range_lsh(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+	int64_t k = const_shift(b, w);
+
+	if (k < 0)
+		return r;
+	r.t = tnum_width(tnum_lshift(a->t, (unsigned)k), w);
+	if (a->umax <= (umax_of(w) >> k)) {
+		r.umin = a->umin << k;
+		r.umax = a->umax << k;
+	}
+	return r;
+}
+
+static struct range scalar_range_rsh(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+	int64_t k = const_shift(b, w);
+
+	if (k < 0) {
+		/* Shifting right never makes a number larger. */
+		r.umax = a->umax;
+		r.t = tnum_range(0, a->umax);
+		return r;
+	}
+	r.t = tnum_rshift(a->t, (unsigned)k);
+	r.umin = a->umin >> k;
+	r.umax = a->umax >> k;
+	return r;
+}
+
+static struct range scalar_range_arsh(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+	int64_t k = const_shift(b, w);
+
+	if (k < 0)
+		return r;
+	r.t = tnum_width(tnum_arshift(a->t, (unsigned)k, w), w);
+	r.smin = a->smin >> k;
+	r.smax = a->smax >> k;
+	return r;
+}
+
+/* Unsigned division: x / y <= x, and x / 0 is 0 in BPF. */
+static struct range scalar_range_div(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.umax = a->umax;
+	if (b->umin > 0)
+		r.umin = a->umin / b->umax;
+	if (range_is_const(b) && b->umin > 0)
+		r.umax = a->umax / b->umin;
+	r.t = tnum_range(r.umin, r.umax);
+	return r;
+}
+
+/* Unsigned modulo: x % y <= x, and x % 0 is x in BPF. */
+static struct range scalar_range_mod(const struct range *a, const struct range *b, unsigned w)
+{
+	struct range r = range_full(w);
+
+	r.umax = a->umax;
+	if (b->umin > 0)
+		r.umax = u_min(a->umax, b->umax - 1);
+	r.t = tnum_range(0, r.umax);
+	return r;
+}
+
 /*
  * dst = dst OP src at width w, for the operations whose result does not
- * depend on the register's type. Bounds we cannot follow become unknown.
+ * depend on the register's type. Two constants fold to the instruction's
+ * exact result (vm/alu.h); signed division and modulo stay unknown, and so
+ * do bounds no scalar_range_* function can follow.
  */
 static struct range range_alu(uint8_t op, const struct range *a, const struct range *b, unsigned w,
 			      bool is_signed)
 {
-	struct range r = range_full(w);
-	uint64_t umax = umax_of(w);
-	int64_t k;
+	uint64_t v;
 
-	if (range_is_const(a) && range_is_const(b) && !is_signed) {
-		uint64_t x = a->umin, y = b->umin, v;
-
-		switch (op) {
-		case BPF_ADD:
-			v = x + y;
-			break;
-		case BPF_SUB:
-			v = x - y;
-			break;
-		case BPF_MUL:
-			v = x * y;
-			break;
-		case BPF_AND:
-			v = x & y;
-			break;
-		case BPF_OR:
-			v = x | y;
-			break;
-		case BPF_XOR:
-			v = x ^ y;
-			break;
-		case BPF_DIV:
-			v = y ? x / y : 0;
-			break;
-		case BPF_MOD:
-			v = y ? x % y : x;
-			break;
-		case BPF_LSH:
-			v = x << (y & (w - 1));
-			break;
-		case BPF_RSH:
-			v = x >> (y & (w - 1));
-			break;
-		case BPF_ARSH:
-			v = (uint64_t)(sext(x, w) >> (y & (w - 1)));
-			break;
-		default:
-			return r;
-		}
+	if (!alu_op_is_binary(op) || (is_signed && (op == BPF_DIV || op == BPF_MOD)))
+		return range_full(w);
+	if (range_is_const(a) && range_is_const(b) && !is_signed &&
+	    bpf_alu_eval((uint8_t)((w == 64 ? BPF_ALU64 : BPF_ALU) | op | BPF_X), 0, 0, a->umin,
+			 b->umin, &v))
 		return range_const(v, w);
-	}
-
 	switch (op) {
-	case BPF_ADD: {
-		uint64_t lo = a->umin + b->umin, hi = a->umax + b->umax;
-
-		r.t = tnum_width(tnum_add(a->t, b->t), w);
-		if (!(w == 64 ? (hi < a->umax || lo < a->umin) : hi > umax)) {
-			r.umin = lo;
-			r.umax = hi;
-		}
-		if (w == 64) {
-			int64_t slo, shi;
-
-			if (!__builtin_add_overflow(a->smin, b->smin, &slo) &&
-			    !__builtin_add_overflow(a->smax, b->smax, &shi)) {
-				r.smin = slo;
-				r.smax = shi;
-			}
-		} else if (a->smin + b->smin >= INT32_MIN && a->smax + b->smax <= INT32_MAX) {
-			r.smin = a->smin + b->smin;
-			r.smax = a->smax + b->smax;
-		}
-		break;
-	}
+	case BPF_ADD:
+		return scalar_range_add(a, b, w);
 	case BPF_SUB:
-		r.t = tnum_width(tnum_sub(a->t, b->t), w);
-		if (a->umin >= b->umax) {
-			r.umin = a->umin - b->umax;
-			r.umax = a->umax - b->umin;
-		}
-		if (w == 64) {
-			int64_t slo, shi;
-
-			if (!__builtin_sub_overflow(a->smin, b->smax, &slo) &&
-			    !__builtin_sub_overflow(a->smax, b->smin, &shi)) {
-				r.smin = slo;
-				r.smax = shi;
-			}
-		} else if (a->smin - b->smax >= INT32_MIN && a->smax - b->smin <= INT32_MAX) {
-			r.smin = a->smin - b->smax;
-			r.smax = a->smax - b->smin;
-		}
-		break;
-	case BPF_MUL: {
-		uint64_t hi;
-
-		r.t = tnum_width(tnum_mul(a->t, b->t), w);
-		if (!__builtin_mul_overflow(a->umax, b->umax, &hi) && hi <= umax) {
-			r.umin = a->umin * b->umin;
-			r.umax = hi;
-			if (a->smin >= 0 && b->smin >= 0 && hi <= (uint64_t)smax_of(w)) {
-				r.smin = (int64_t)r.umin;
-				r.smax = (int64_t)r.umax;
-			}
-		}
-		break;
-	}
+		return scalar_range_sub(a, b, w);
+	case BPF_MUL:
+		return scalar_range_mul(a, b, w);
 	case BPF_AND:
-		r.t = tnum_and(a->t, b->t);
-		r.umin = r.t.value;
-		r.umax = u_min(a->umax, b->umax);
-		if (a->smin >= 0 && b->smin >= 0) {
-			r.smin = (int64_t)r.umin;
-			r.smax = (int64_t)r.umax;
-		}
-		break;
+		return scalar_range_and(a, b, w);
 	case BPF_OR:
-		r.t = tnum_or(a->t, b->t);
-		r.umin = u_max(a->umin, b->umin);
-		r.umax = r.t.value | r.t.mask;
-		if (a->smin >= 0 && b->smin >= 0 && r.umax <= (uint64_t)smax_of(w)) {
-			r.smin = (int64_t)r.umin;
-			r.smax = (int64_t)r.umax;
-		}
-		break;
+		return scalar_range_or(a, b, w);
 	case BPF_XOR:
-		r.t = tnum_xor(a->t, b->t);
-		r.umin = r.t.value;
-		r.umax = r.t.value | r.t.mask;
-		if (a->smin >= 0 && b->smin >= 0 && r.umax <= (uint64_t)smax_of(w)) {
-			r.smin = (int64_t)r.umin;
-			r.smax = (int64_t)r.umax;
-		}
-		break;
+		return scalar_range_xor(a, b, w);
 	case BPF_LSH:
-		k = const_shift(b, w);
-		if (k < 0)
-			break;
-		r.t = tnum_width(tnum_lshift(a->t, (unsigned)k), w);
-		if (a->umax <= (umax >> k)) {
-			r.umin = a->umin << k;
-			r.umax = a->umax << k;
-		}
-		break;
+		return scalar_range_lsh(a, b, w);
 	case BPF_RSH:
-		k = const_shift(b, w);
-		if (k < 0) {
-			/* Shifting right never makes a number larger. */
-			r.umax = a->umax;
-			r.t = tnum_range(0, a->umax);
-			break;
-		}
-		r.t = tnum_rshift(a->t, (unsigned)k);
-		r.umin = a->umin >> k;
-		r.umax = a->umax >> k;
-		break;
+		return scalar_range_rsh(a, b, w);
 	case BPF_ARSH:
-		k = const_shift(b, w);
-		if (k < 0)
-			break;
-		r.t = tnum_width(tnum_arshift(a->t, (unsigned)k, w), w);
-		r.smin = a->smin >> k;
-		r.smax = a->smax >> k;
-		break;
+		return scalar_range_arsh(a, b, w);
 	case BPF_DIV:
-		if (is_signed)
-			break;
-		/* x / y <= x, and x / 0 is 0 in BPF. */
-		r.umax = a->umax;
-		if (b->umin > 0)
-			r.umin = a->umin / b->umax;
-		if (range_is_const(b) && b->umin > 0)
-			r.umax = a->umax / b->umin;
-		r.t = tnum_range(r.umin, r.umax);
-		break;
-	case BPF_MOD:
-		if (is_signed)
-			break;
-		/* x % y <= x, and x % 0 is x in BPF. */
-		r.umax = a->umax;
-		if (b->umin > 0)
-			r.umax = u_min(a->umax, b->umax - 1);
-		r.t = tnum_range(0, r.umax);
-		break;
+		return scalar_range_div(a, b, w);
 	default:
-		break;
+		return scalar_range_mod(a, b, w);
 	}
-	return r;
 }
 
 /* Operations whose low 32 bits depend only on the operands' low 32 bits. */
@@ -562,26 +621,16 @@ void scalar_zext32(struct reg_state *r)
 		reg_mark_unknown(r);
 }
 
-static uint64_t bswap_n(uint64_t v, unsigned bits)
-{
-	switch (bits) {
-	case 16:
-		return __builtin_bswap16((uint16_t)v);
-	case 32:
-		return __builtin_bswap32((uint32_t)v);
-	default:
-		return __builtin_bswap64(v);
-	}
-}
-
 void scalar_end(struct reg_state *r, unsigned bits, bool swap)
 {
 	uint64_t keep = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+	uint64_t v;
 
-	if (tnum_is_const(r->var_off)) {
-		uint64_t v = r->var_off.value & keep;
-
-		reg_mark_const(r, swap ? bswap_n(v, bits) : v);
+	/* ALU64 BPF_END swaps; BPF_ALU | BPF_TO_LE truncates */
+	if (tnum_is_const(r->var_off) &&
+	    bpf_alu_eval(swap ? BPF_ALU64 | BPF_END | BPF_TO_LE : BPF_ALU | BPF_END | BPF_TO_LE, 0,
+			 (int32_t)bits, r->var_off.value, 0, &v)) {
+		reg_mark_const(r, v);
 		return;
 	}
 	if (!swap) {
@@ -597,11 +646,12 @@ void scalar_end(struct reg_state *r, unsigned bits, bool swap)
 
 void scalar_movsx(struct reg_state *r, unsigned bits, bool is64)
 {
-	if (tnum_is_const(r->var_off)) {
-		uint64_t v = r->var_off.value;
-		int64_t s = bits == 8 ? (int8_t)v : bits == 16 ? (int16_t)v : (int32_t)v;
+	uint64_t v;
 
-		reg_mark_const(r, is64 ? (uint64_t)s : (uint32_t)s);
+	if (tnum_is_const(r->var_off) &&
+	    bpf_alu_eval((is64 ? BPF_ALU64 : BPF_ALU) | BPF_MOV | BPF_X, (int16_t)bits, 0, 0,
+			 r->var_off.value, &v)) {
+		reg_mark_const(r, v);
 		return;
 	}
 	/* A value below 2^(bits-1) is unchanged by sign extension. */

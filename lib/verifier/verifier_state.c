@@ -12,7 +12,7 @@
 
 #include "vm/helper_protos.h"
 #include "vm/insn.h"
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 /* Checkpoints kept per instruction; more only cost time in comparisons. */
 #define MAX_STATES_PER_INSN 64

@@ -4,7 +4,7 @@
  * known 1 or unknown. The arithmetic here over-approximates: the result's
  * unknown bits cover every value the operation can produce.
  */
-#include "verifier/verifier.h"
+#include "verifier/verifier_internal.h"
 
 struct tnum tnum_const(uint64_t v)
 {

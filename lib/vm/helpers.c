@@ -1433,7 +1433,8 @@ static uint64_t h_trace_printk(struct interp_call *call, const uint64_t a[5])
 
 /* ---- the table -------------------------------------------------------------------- */
 
-interp_helper_fn helper_lookup(void *env, int32_t id)
+/* The helper with this id, or NULL when secbpf does not implement it. */
+static interp_helper_fn helper_lookup(void *env, int32_t id)
 {
 	switch (id) {
 	case BPF_FUNC_map_lookup_elem: return h_map_lookup_elem;
@@ -1470,6 +1471,8 @@ interp_helper_fn helper_lookup(void *env, int32_t id)
 	default: return NULL;
 	}
 }
+
+const struct interp_call_table helper_call_table = { .resolve = helper_lookup };
 
 void helper_run_init(struct helper_run *run, const struct helper_env *env,
 		     const struct runtime_task *task, uint64_t ctx)

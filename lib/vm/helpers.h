@@ -75,9 +75,9 @@ struct helper_run {
 /* A map handle as the program sees it (never a host address). */
 uint64_t helper_map_handle(uint32_t idx);
 
-/* The helper with this id, or NULL when secbpf does not implement it; an
- * interp_helper_lookup_fn for a config whose user is a struct helper_env. */
-interp_helper_fn helper_lookup(void *env, int32_t id);
+/* The interpreter's call table of every helper secbpf implements, for a
+ * config whose user is a struct helper_env. */
+extern const struct interp_call_table helper_call_table;
 
 /* Start a run for task; ctx is the address of its seccomp_data copy. */
 void helper_run_init(struct helper_run *run, const struct helper_env *env,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The eBPF instruction layer: encoding helpers, a structural validator, a
- * disassembler that prints the kernel verifier's syntax, and an assembler
- * for the common eBPF assembly syntax (the one bpf_conformance uses).
+ * The eBPF instruction layer: encoding helpers, the checks of one
+ * instruction's fields, a structural validator of a whole program and a
+ * disassembler that prints the kernel verifier's syntax. The assembler is
+ * vm/asm.h.
  *
  * Instructions are the kernel's struct bpf_insn (8 bytes, little endian on
  * the hosts we support). An ld_imm64 takes two slots; the second slot has
@@ -55,6 +56,25 @@ enum insn_validate_flags {
 	INSN_CHECK_UNINIT = 1 << 1,
 };
 
+/* Why insn_check() refused an instruction. */
+struct insn_fault {
+	size_t slot;	/* the slot at fault: the instruction, or its lddw's second slot */
+	char why[200];	/* e.g. "mov (immediate form) with non-zero src_reg field 3 (must be 0)" */
+};
+
+/*
+ * The fields of the one instruction at insns[i], on their own: a defined
+ * opcode, every field it uses holding a value that selects an operation,
+ * every field it does not use zero, registers r0..r10 with r10 never
+ * written, and for an lddw its second slot and (with INSN_ALLOW_PSEUDO
+ * among flags) its pseudo source. Targets and dataflow need the whole
+ * program: insn_validate() checks those. Returns 0, or -EINVAL (malformed)
+ * or -EACCES (writes r10) with fault (if not NULL) saying why, in words
+ * that name the instruction but not its slot.
+ */
+int insn_check(const struct bpf_insn *insns, size_t cnt, size_t i, unsigned flags,
+	       struct insn_fault *fault);
+
 /*
  * Structural validation of a program, independent of types: every opcode
  * known, reserved fields zero, registers in range, r10 never written, jumps
@@ -82,14 +102,9 @@ int32_t insn_helper_id(const char *name);
 int insn_disasm(const struct bpf_insn *insns, size_t cnt, size_t idx, char *buf,
 		size_t len);
 
-/*
- * Assemble source text in the common eBPF assembly syntax (bpf_conformance):
- * one instruction per line, '#' or ';' comments, "label:" lines, numeric
- * "+N"/"-N" or label jump targets, "lddw", "lock" atomics, "call N",
- * "call local LABEL", "call %rN" (callx), "exit".
- * On success *out is malloc'ed and *cnt set; on failure err names the line.
- */
-int insn_assemble(const char *text, struct bpf_insn **out, size_t *cnt,
-		  struct secbpf_err *err);
+/* Assembler mnemonic of a BPF_ALU op (BPF_OP(code): "add", "arsh") or of a
+ * BPF_JMP condition ("jeq", "jsle"); NULL for a value with none. */
+const char *insn_alu_op_name(unsigned op);
+const char *insn_jmp_op_name(unsigned op);
 
 #endif

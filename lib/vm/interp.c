@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm/alu.h"
 #include "vm/insn.h"
 #include "vm/interp.h"
 
@@ -103,7 +104,7 @@ struct interp {
 	uint32_t nhelpers;
 	struct interp_region *map_regions; /* BPF_PSEUDO_MAP_VALUE targets */
 	uint32_t nmap_regions;
-	interp_helper_lookup_fn helper_lookup;
+	const struct interp_call_table *calls;	/* NULL: no helpers */
 	void *user;
 	uint64_t insn_limit;
 	uint32_t frame_size;		/* stack bytes per frame, see frame_size() */
@@ -250,42 +251,6 @@ static inline void frame_clear(uint64_t lo, uint32_t size)
 	}
 }
 
-static uint64_t sdiv64(uint64_t d, uint64_t s)
-{
-	if (s == 0)
-		return 0;
-	if ((int64_t)s == -1)	/* INT64_MIN / -1 would trap in C */
-		return 0 - d;
-	return (uint64_t)((int64_t)d / (int64_t)s);
-}
-
-static uint64_t smod64(uint64_t d, uint64_t s)
-{
-	if (s == 0)
-		return d;
-	if ((int64_t)s == -1)
-		return 0;
-	return (uint64_t)((int64_t)d % (int64_t)s);
-}
-
-static uint32_t sdiv32(uint32_t d, uint32_t s)
-{
-	if (s == 0)
-		return 0;
-	if ((int32_t)s == -1)
-		return 0u - d;
-	return (uint32_t)((int32_t)d / (int32_t)s);
-}
-
-static uint32_t smod32(uint32_t d, uint32_t s)
-{
-	if (s == 0)
-		return d;
-	if ((int32_t)s == -1)
-		return 0;
-	return (uint32_t)((int32_t)d % (int32_t)s);
-}
-
 static bool func_value_slot(const struct interp *in, uint64_t v, uint32_t *slot)
 {
 	uint64_t idx = v & ~INTERP_FUNC_TAG_MASK;
@@ -387,71 +352,63 @@ static int exec(struct interp_call *run, const struct islot *entry,
 		}							\
 	} while (0)
 
-#define ALU(N, E64, E32)						\
-	L_##N##64_X: { uint64_t d = R(dst), s = R(src);			\
-		(void)d; R(dst) = (E64); NEXT; }			\
-	L_##N##64_K: { uint64_t d = R(dst), s = (uint64_t)(int64_t)ip->imm; \
-		(void)d; R(dst) = (E64); NEXT; }			\
-	L_##N##32_X: { uint32_t d = (uint32_t)R(dst), s = (uint32_t)R(src); \
-		(void)d; R(dst) = (uint32_t)(E32); NEXT; }		\
-	L_##N##32_K: { uint32_t d = (uint32_t)R(dst), s = (uint32_t)ip->imm; \
-		(void)d; R(dst) = (uint32_t)(E32); NEXT; }
+/* Every ALU handler is bpf_alu_eval() with a constant opcode (vm/alu.h),
+ * which the compiler folds to the one operation. */
+#define ALU_EVAL(code, off, imm, d, s) do {				\
+		uint64_t v_ = 0;					\
+		bpf_alu_eval((code), (off), (imm), (d), (s), &v_);	\
+		R(dst) = v_;						\
+		NEXT;							\
+	} while (0)
+#define ALU(N, OP, OFF)							\
+	L_##N##64_X: ALU_EVAL(BPF_ALU64 | (OP) | BPF_X, OFF, 0, R(dst), R(src)); \
+	L_##N##64_K: ALU_EVAL(BPF_ALU64 | (OP) | BPF_K, OFF, 0, R(dst),	\
+			      (uint64_t)(int64_t)ip->imm);		\
+	L_##N##32_X: ALU_EVAL(BPF_ALU | (OP) | BPF_X, OFF, 0, R(dst), R(src)); \
+	L_##N##32_K: ALU_EVAL(BPF_ALU | (OP) | BPF_K, OFF, 0, R(dst),	\
+			      (uint64_t)(int64_t)ip->imm);
 
-	ALU(ADD, d + s, d + s)
-	ALU(SUB, d - s, d - s)
-	ALU(MUL, d * s, d * s)
-	ALU(DIV, s ? d / s : 0, s ? d / s : 0)
-	ALU(SDIV, sdiv64(d, s), sdiv32(d, s))
-	ALU(MOD, s ? d % s : d, s ? d % s : d)
-	ALU(SMOD, smod64(d, s), smod32(d, s))
-	ALU(OR, d | s, d | s)
-	ALU(AND, d & s, d & s)
-	ALU(XOR, d ^ s, d ^ s)
-	ALU(LSH, d << (s & 63), d << (s & 31))
-	ALU(RSH, d >> (s & 63), d >> (s & 31))
-	/* gcc defines >> of a negative signed value as arithmetic */
-	ALU(ARSH, (uint64_t)((int64_t)d >> (s & 63)),
-	    (uint32_t)((int32_t)d >> (s & 31)))
-	ALU(MOV, s, s)
+	ALU(ADD, BPF_ADD, 0)
+	ALU(SUB, BPF_SUB, 0)
+	ALU(MUL, BPF_MUL, 0)
+	ALU(DIV, BPF_DIV, 0)
+	ALU(SDIV, BPF_DIV, 1)
+	ALU(MOD, BPF_MOD, 0)
+	ALU(SMOD, BPF_MOD, 1)
+	ALU(OR, BPF_OR, 0)
+	ALU(AND, BPF_AND, 0)
+	ALU(XOR, BPF_XOR, 0)
+	ALU(LSH, BPF_LSH, 0)
+	ALU(RSH, BPF_RSH, 0)
+	ALU(ARSH, BPF_ARSH, 0)
+	ALU(MOV, BPF_MOV, 0)
 
 L_NEG64:
-	R(dst) = 0 - R(dst);
-	NEXT;
+	ALU_EVAL(BPF_ALU64 | BPF_NEG, 0, 0, R(dst), 0);
 L_NEG32:
-	R(dst) = (uint32_t)(0u - (uint32_t)R(dst));
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_NEG, 0, 0, R(dst), 0);
 L_MOVSX64_8:
-	R(dst) = (uint64_t)(int64_t)(int8_t)R(src);
-	NEXT;
+	ALU_EVAL(BPF_ALU64 | BPF_MOV | BPF_X, 8, 0, 0, R(src));
 L_MOVSX64_16:
-	R(dst) = (uint64_t)(int64_t)(int16_t)R(src);
-	NEXT;
+	ALU_EVAL(BPF_ALU64 | BPF_MOV | BPF_X, 16, 0, 0, R(src));
 L_MOVSX64_32:
-	R(dst) = (uint64_t)(int64_t)(int32_t)R(src);
-	NEXT;
+	ALU_EVAL(BPF_ALU64 | BPF_MOV | BPF_X, 32, 0, 0, R(src));
 L_MOVSX32_8:
-	R(dst) = (uint32_t)(int32_t)(int8_t)R(src);
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_MOV | BPF_X, 8, 0, 0, R(src));
 L_MOVSX32_16:
-	R(dst) = (uint32_t)(int32_t)(int16_t)R(src);
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_MOV | BPF_X, 16, 0, 0, R(src));
 L_LE16:
-	R(dst) = (uint16_t)R(dst);
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_END | BPF_TO_LE, 0, 16, R(dst), 0);
 L_LE32:
-	R(dst) = (uint32_t)R(dst);
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_END | BPF_TO_LE, 0, 32, R(dst), 0);
 L_LE64:
 	NEXT;
 L_BE16:
-	R(dst) = __builtin_bswap16((uint16_t)R(dst));
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_END | BPF_TO_BE, 0, 16, R(dst), 0);
 L_BE32:
-	R(dst) = __builtin_bswap32((uint32_t)R(dst));
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_END | BPF_TO_BE, 0, 32, R(dst), 0);
 L_BE64:
-	R(dst) = __builtin_bswap64(R(dst));
-	NEXT;
+	ALU_EVAL(BPF_ALU | BPF_END | BPF_TO_BE, 0, 64, R(dst), 0);
 
 L_JA:
 	TAKE(ip + ip->off + 1);
@@ -501,8 +458,8 @@ L_CALLX:
 		goto call_local;
 	}
 	fn = NULL;
-	if (in->helper_lookup && R(dst) <= INT32_MAX)
-		fn = in->helper_lookup(in->user, (int32_t)R(dst));
+	if (in->calls && R(dst) <= INT32_MAX)
+		fn = in->calls->resolve(in->user, (int32_t)R(dst));
 	if (fn)
 		goto call_helper;
 	return run_stop(run, EINVAL, "insn %u: callx to an invalid target 0x%llx",
@@ -637,6 +594,7 @@ bad_access:
 #undef TAKE
 #undef ACCESS_OK
 #undef CHECK
+#undef ALU_EVAL
 #undef ALU
 #undef JCOND
 #undef LDX
@@ -908,16 +866,16 @@ static int decode_helper(struct interp *in, const struct interp_config *cfg,
 	const char *name = insn_helper_name(id);
 	interp_helper_fn fn = NULL;
 
-	if (cfg->helper_lookup)
-		fn = cfg->helper_lookup(cfg->user, id);
+	if (cfg->calls)
+		fn = cfg->calls->resolve(cfg->user, id);
 	if (!fn) {
 		if (name)
 			return err_set(err, ENOENT,
 				       "insn %u: helper %s#%d is not available%s",
 				       i, name, id,
-				       cfg->helper_lookup ? "" : " (no helpers here)");
+				       cfg->calls ? "" : " (no helpers here)");
 		return err_set(err, ENOENT, "insn %u: unknown helper #%d%s", i, id,
-			       cfg->helper_lookup ? "" : " (no helpers here)");
+			       cfg->calls ? "" : " (no helpers here)");
 	}
 	s->imm = (int32_t)in->nhelpers;
 	in->helpers[in->nhelpers++] = fn;
@@ -1032,7 +990,11 @@ struct interp *interp_new(const struct interp_config *cfg,
 	if (!second || !in)
 		goto nomem;
 	in->cnt = cfg->cnt;
-	in->helper_lookup = cfg->helper_lookup;
+	if (cfg->calls && !cfg->calls->resolve) {
+		err_set(err, EINVAL, "a call table without a resolve function");
+		goto fail;
+	}
+	in->calls = cfg->calls;
 	in->user = cfg->user;
 	in->insn_limit = cfg->insn_limit ? cfg->insn_limit : INTERP_DEFAULT_INSN_LIMIT;
 	if (in->insn_limit > INT64_MAX)

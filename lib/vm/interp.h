@@ -50,16 +50,27 @@ struct interp_call;
 typedef uint64_t (*interp_helper_fn)(struct interp_call *call,
 				     const uint64_t args[5]);
 
-/* Looks up helper id; returns NULL when the helper does not exist. */
-typedef interp_helper_fn (*interp_helper_lookup_fn)(void *user, int32_t id);
+/*
+ * The calls a program may make, supplied by whoever runs it (the runtime's
+ * helpers, the conformance suite's one helper): the interpreter itself
+ * knows no helper. Helpers reach back into the run only through the
+ * interp_call_*() functions below; interp_call_subprog() is the entry point
+ * for the callbacks of bpf_loop and for_each_map_elem.
+ */
+struct interp_call_table {
+	/* The helper with this id, or NULL when there is none. Asked once per
+	 * call site by interp_new(), and during a run for a callx whose
+	 * register holds a helper id. user is the config's. */
+	interp_helper_fn (*resolve)(void *user, int32_t id);
+};
 
 struct interp_config {
 	const struct bpf_insn *insns;	/* relocated program (pseudo forms) */
 	uint32_t cnt;
 	const struct interp_map_ref *maps;
 	uint32_t nmaps;
-	interp_helper_lookup_fn helper_lookup;	/* may be NULL: no helpers */
-	void *user;			/* passed to lookup and to helpers */
+	const struct interp_call_table *calls;	/* NULL: no helper calls */
+	void *user;			/* passed to calls->resolve and to helpers */
 	uint64_t insn_limit;		/* max executed insns per run, 0 = 1<<24 */
 };
 

@@ -123,7 +123,7 @@ static struct interp *prepare(struct runtime *rt, const struct object_prog *prog
 	cfg.cnt = prog->insn_cnt;
 	cfg.maps = rt->refs;
 	cfg.nmaps = rt->obj->map_cnt;
-	cfg.helper_lookup = helper_lookup;
+	cfg.calls = &helper_call_table;
 	cfg.user = &rt->env;
 	in = interp_new(&cfg, err);
 	if (!in)

@@ -1,3 +1,3 @@
-# expect: reject reserved field of an ALU insn is not zero
+# expect: reject mov (immediate form) with non-zero src_reg field 3
 raw 0xb7 0 3 0 0
 exit

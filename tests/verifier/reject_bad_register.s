@@ -1,3 +1,3 @@
-# expect: reject invalid register number
+# expect: reject mov uses register r11 in dst_reg
 raw 0xb7 11 0 0 0
 exit

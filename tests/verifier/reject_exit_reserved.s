@@ -1,3 +1,3 @@
-# expect: reject reserved fields of exit must be zero
+# expect: reject exit with non-zero dst_reg field 1
 mov %r0, 0
 raw 0x95 1 0 0 0

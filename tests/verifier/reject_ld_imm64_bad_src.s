@@ -1,5 +1,5 @@
 # BTF ids (kernel objects) do not exist here.
-# expect: reject unsupported ld_imm64 source 3
+# expect: reject lddw with unsupported pseudo src_reg 3
 raw 0x18 0 3 0 0
 raw 0x00 0 0 0 0
 mov %r0, 0

@@ -1,3 +1,3 @@
-# expect: reject unknown opcode 0xff
+# expect: reject unknown ALU64 opcode 0xff
 raw 0xff 0 0 0 0
 exit
