@@ -1,6 +1,0 @@
-# Context loads the seed (and, without --strict, secbpf) accepts.
-# expect: accept
-# tier: restricted
-
-ldxw %r0, [%r1+4]
-exit

@@ -1,6 +1,0 @@
-# Context loads the seed (and, without --strict, secbpf) accepts.
-# expect: accept
-# tier: restricted
-
-ldxdw %r0, [%r1+56]
-exit
