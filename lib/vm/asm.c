@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/number.h"
 #include "vm/asm.h"
 #include "vm/insn.h"
 
@@ -110,34 +111,16 @@ static bool is_label(const char *s)
  * Parses [+|-]digits or [+|-]0xhex in full into a sign and a magnitude.
  * Fails on anything else, including magnitudes above 2^64 - 1.
  */
+/* A literal as the assembler writes it: lib/common/number.c's grammar, '+' too. */
 static int parse_number(const char *s, bool *neg, uint64_t *mag)
 {
-	unsigned base = 10;
-	uint64_t v = 0;
+	struct number n;
+	int ret = number_parse(s, NUMBER_ALLOW_PLUS, &n);
 
-	*neg = false;
-	if (*s == '+' || *s == '-')
-		*neg = *s++ == '-';
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (isdigit((unsigned char)*s))
-			d = *s - '0';
-		else if (base == 16 && isxdigit((unsigned char)*s))
-			d = tolower((unsigned char)*s) - 'a' + 10;
-		else
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		v = v * base + d;
-	}
-	*mag = v;
+	if (ret)
+		return ret;
+	*neg = n.neg;
+	*mag = n.mag;
 	return 0;
 }
 
