@@ -2,7 +2,7 @@
 /*
  * What a notified syscall costs, side by side in one run: no filter; the
  * floor, a minimal supervisor that answers every notification with
- * CONTINUE; and secbpf's supervisor (lib/supervisor/supervisor.c, set up as `secbpf
+ * CONTINUE; and secbpf's supervisor (lib/supervisor/, set up as `secbpf
  * run` sets it up) running a program that updates a hash map on every
  * notification. Single- and multi-threaded targets, paired rounds,
  * medians and ratios to the floor measured in the same round.

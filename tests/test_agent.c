@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The user agent (docs/agent.md; lib/supervisor/supervisor.c, `secbpf run --agent`):
+ * The user agent (docs/agent.md; lib/supervisor/agent.c, `secbpf run --agent`):
  * real processes under filters that return SECCOMP_RET_USER_NOTIF, with
  * samples/agent_example.c answering; without an agent; with an agent that
  * dies part-way; and with fake agents that answer wrongly or not at all,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Races of lib/supervisor/supervisor.c with dying targets: callers exit or
+ * Races of the supervisor (lib/supervisor/) with dying targets: callers exit or
  * exec while the supervisor reads them (probe_read_user, pid_tgid, task
  * storage), in a pid namespace whose small pid_max recycles TIDs at once.
  * The wrong task must never be read, and no call may be let through.
