@@ -307,6 +307,11 @@ static void control_serve(struct supervisor *sv, int conn, uint64_t accepted_at)
 	setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	rc = control_check_peer(sv, conn, accepted_at, &dirfd, why, sizeof(why));
 	if (rc || !m) {
+		/* Answer its first request: closing with it unread would
+		 * reset the connection before the client reads why. */
+		if (m && wait_request(sv, conn) > 0 && svc_recv(conn, m, &err) == 0 &&
+		    m->fd >= 0)
+			close(m->fd);
 		svc_send_error(conn, m ? rc : ENOMEM, &err, "%s", m ? why : "out of memory");
 		goto out;
 	}
