@@ -27,6 +27,8 @@
 #define CAP_SYS_ADMIN_BIT 21
 /* How long a connected client may stay silent before it is dropped. */
 #define CONTROL_IDLE_MS 2000
+/* How long a refused client may take to send the request it is refused. */
+#define CONTROL_REFUSED_MS 250
 
 const char *supervisor_control_name(const struct supervisor *sv)
 {
@@ -277,8 +279,8 @@ static int control_answer(struct supervisor *sv, int conn, const struct svc_msg 
 }
 
 /* Wait until conn is readable (1), stop was asked (0) or the client
- * stayed silent too long (-1). */
-static int wait_request(const struct supervisor *sv, int conn)
+ * stayed silent for ms (-1). */
+static int wait_request(const struct supervisor *sv, int conn, int ms)
 {
 	struct pollfd p[2] = {
 		{ .fd = conn, .events = POLLIN },
@@ -287,7 +289,7 @@ static int wait_request(const struct supervisor *sv, int conn)
 	int n;
 
 	do
-		n = poll(p, 2, CONTROL_IDLE_MS);
+		n = poll(p, 2, ms);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0 || (p[1].revents & POLLIN))
 		return n == 0 ? -1 : 0;
@@ -307,15 +309,17 @@ static void control_serve(struct supervisor *sv, int conn, uint64_t accepted_at)
 	setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	rc = control_check_peer(sv, conn, accepted_at, &dirfd, why, sizeof(why));
 	if (rc || !m) {
-		/* Answer its first request: closing with it unread would
-		 * reset the connection before the client reads why. */
-		if (m && wait_request(sv, conn) > 0 && svc_recv(conn, m, &err) == 0 &&
-		    m->fd >= 0)
-			close(m->fd);
+		/* Say why at once, then take its first request if it comes
+		 * soon: closing with a request unread would reset the
+		 * connection before the client reads why. A refused client
+		 * holds us for CONTROL_REFUSED_MS at most. */
 		svc_send_error(conn, m ? rc : ENOMEM, &err, "%s", m ? why : "out of memory");
+		if (m && wait_request(sv, conn, CONTROL_REFUSED_MS) > 0 &&
+		    svc_recv(conn, m, &err) == 0 && m->fd >= 0)
+			close(m->fd);
 		goto out;
 	}
-	while (wait_request(sv, conn) > 0) {
+	while (wait_request(sv, conn, CONTROL_IDLE_MS) > 0) {
 		rc = svc_recv(conn, m, &err);
 		if (rc == -ECONNRESET || rc == -EAGAIN || rc == -ECONNREFUSED)
 			break;
