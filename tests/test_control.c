@@ -272,6 +272,42 @@ Test(control, ps_and_map_dump_show_live_values)
 	cr_expect_eq(run_stop(&r), 0);
 }
 
+/* ps -j lists pid as supervised by kind. */
+struct supervised_by {
+	pid_t pid;
+	const char *kind;
+};
+
+static bool listed_as(void *arg)
+{
+	struct supervised_by *s = arg;
+	struct json_object *doc, *p;
+	bool ok;
+
+	p = ps_entry(&doc, "", getenv("SECBPF"), s->pid);
+	ok = p && !strcmp(str_field(p, "supervisor"), s->kind);
+	json_object_put(doc);
+	return ok;
+}
+
+Test(control, the_attach_api_supervisor_answers_too)
+{
+	struct supervised_by by = { .kind = "attach API" };
+	long long before;
+	struct run r;
+
+	/* samples/self_sandbox attaches the filter to itself with
+	 * secbpf_attach(), then becomes the probe. */
+	run_start(&r, "exec '%s/samples/self_sandbox' '%s' -- '%s'", getenv("SECBPF_BUILD_DIR"),
+		  counter, getenv("SECBPF_CTL_PROBE"));
+	by.pid = r.target;
+	cr_assert(test_wait_for(listed_as, &by, 5000), "not listed as 'attach API': %s", out);
+	before = counter_value("", getenv("SECBPF"), r.target);
+	run_closes(&r, 9);
+	cr_expect_eq(counter_value("", getenv("SECBPF"), r.target), before + 9);
+	cr_expect_eq(run_stop(&r), 0);
+}
+
 Test(control, map_dump_errors)
 {
 	struct run r;

@@ -185,12 +185,12 @@ int supervisor_start(struct supervisor *sv, struct secbpf_err *err);
  */
 unsigned long supervisor_wait(struct supervisor *sv);
 
+/* Free (after supervisor_wait, or if never started); closes the listener. */
+void supervisor_free(struct supervisor *sv);
+
 /* The abstract name of the supervisor's control socket ("@secbpf/ctl/PID/
  * TAG", docs/introspection.md), or NULL when it is not serving one. */
 const char *supervisor_control_name(const struct supervisor *sv);
-
-/* Free (after supervisor_wait, or if never started); closes the listener. */
-void supervisor_free(struct supervisor *sv);
 
 /*
  * Process-wide settings a supervising process needs (docs/design.md §1). Not
