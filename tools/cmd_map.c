@@ -95,16 +95,20 @@ static void print_entry(struct json_object *doc, struct json_object *entry, stru
 	size_t ksz = (size_t)get_int(doc, "key_size"), vsz = (size_t)get_int(doc, "value_size");
 	size_t stride = (vsz + 7) & ~(size_t)7;
 	int ncpus = get_int(doc, "ncpus"), i;
-	uint8_t key[512], value[65536];
-	size_t klen, vlen;
+	size_t klen, vlen, need = ncpus ? (size_t)ncpus * stride : vsz;
+	uint8_t *key = NULL, *value = NULL;
 
 	if (!json_object_object_get_ex(entry, "key", &k) ||
 	    !json_object_object_get_ex(entry, "value", &v))
 		return;
-	klen = unhex(json_object_get_string(k), key, sizeof(key));
-	vlen = unhex(json_object_get_string(v), value, sizeof(value));
-	if (klen != ksz || vlen < (ncpus ? (size_t)ncpus * stride : vsz))
-		return;
+	key = calloc(1, ksz + 1);
+	value = calloc(1, need + 1);
+	if (!key || !value)
+		goto out;
+	klen = unhex(json_object_get_string(k), key, ksz);
+	vlen = unhex(json_object_get_string(v), value, need);
+	if (klen != ksz || vlen != need)
+		goto out;
 	json_object_object_get_ex(doc, "key_type", &ktype);
 	json_object_object_get_ex(doc, "value_type", &vtype);
 	if (out) {
@@ -146,7 +150,7 @@ static void print_entry(struct json_object *doc, struct json_object *entry, stru
 		if (formatted)
 			json_object_object_add(o, "formatted", formatted);
 		json_object_array_add(out, o);
-		return;
+		goto out;
 	}
 	if (!ncpus) {
 		printf("key: ");
@@ -154,7 +158,7 @@ static void print_entry(struct json_object *doc, struct json_object *entry, stru
 		printf("  value: ");
 		print_bytes(value, vsz);
 		printf("\n");
-		return;
+		goto out;
 	}
 	printf("key:\n");
 	print_bytes(key, ksz);
@@ -164,6 +168,9 @@ static void print_entry(struct json_object *doc, struct json_object *entry, stru
 		print_bytes(value + (size_t)i * stride, vsz);
 		printf("\n");
 	}
+out:
+	free(key);
+	free(value);
 }
 
 static int map_dump(pid_t pid, const char *spec, bool json)
@@ -214,7 +221,7 @@ static int map_dump(pid_t pid, const char *spec, bool json)
 	for (i = 0; i < n; i++)
 		print_entry(doc, json_object_array_get_idx(entries, i), out);
 	if (json)
-		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
+		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_SPACED));
 	else
 		printf("Found %zu element%s\n", n, n == 1 ? "" : "s");
 	json_object_put(out);
