@@ -366,6 +366,16 @@ Test(control, dump_then_run_carries_the_maps)
 				r.target, ck),
 		     0, "%s", out);
 	cr_expect(strstr(out, "program count_closes"), "%s", out);
+	/* Without -o: the classic filters (ptrace, root), then the names. */
+	if (getuid() == 0) {
+		cr_expect_eq(
+			test_shell(out, sizeof(out), "'%s' dump %d", getenv("SECBPF"), r.target), 0,
+			"%s", out);
+		cr_expect(strstr(out, "filter 0: classic"), "%s", out);
+		cr_expect(strstr(out, "eBPF programs run by secbpf run") &&
+				  strstr(out, "0: count_closes"),
+			  "%s", out);
+	}
 	cr_expect_eq(run_stop(&r), 0);
 
 	/* The checkpoint is a plain object: it verifies and restarts from the

@@ -22,6 +22,9 @@
 /* __SO_ACCEPTCON in /proc/net/unix's flags: a listening socket. */
 #define UNIX_FLAG_LISTENING 0x10000
 #define MAX_SUPERVISORS 4096
+/* How long to wait for a supervisor's answer (a checkpoint of large maps
+ * takes a while; a supervisor serving someone else may not answer). */
+#define CTL_TIMEOUT_S 10
 
 /* The pid in "@secbpf/ctl/PID/TAG", or 0. */
 static pid_t name_pid(const char *name)
@@ -40,6 +43,7 @@ static pid_t name_pid(const char *name)
 
 int ctl_connect(const struct ctl_supervisor *s, struct secbpf_err *err)
 {
+	struct timeval timeout = { .tv_sec = CTL_TIMEOUT_S };
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
 	int fd = svc_connect(s->name, err);
@@ -51,6 +55,10 @@ int ctl_connect(const struct ctl_supervisor *s, struct secbpf_err *err)
 		return err_set(err, EACCES, "%s is not served by process %d: ignored", s->name,
 			       (int)s->pid);
 	}
+	/* A supervisor busy with another client (it serves one at a time)
+	 * must not hang ps: give up on it after a while. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
 	return fd;
 }
 
