@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -512,6 +513,7 @@ Test(control, malformed_requests_get_errors_and_service_goes_on)
 	char name[256], big[64];
 	struct secbpf_err err;
 	struct svc_msg *m = malloc(sizeof(*m));
+	struct timespec t0, t1;
 	struct run r;
 	int sock, i;
 
@@ -552,6 +554,17 @@ Test(control, malformed_requests_get_errors_and_service_goes_on)
 	cr_assert_eq(svc_call(sock, SVC_REQ_CTL_INFO, NULL, 0, -1, m, &err), 0, "%s", err.msg);
 	cr_expect_eq(m->hdr.type, SVC_REP_TEXT);
 	cr_expect(strstr(m->payload, "\"supervisor\":\"secbpf run\""), "%s", m->payload);
+	close(sock);
+
+	/* A client that holds the control thread (connected, silent): the
+	 * notifications do not wait for it. */
+	sock = svc_connect(name, &err);
+	cr_assert_geq(sock, 0, "%s", err.msg);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_closes(&r, 200);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_expect_lt((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000, 1500,
+		     "200 notified closes took longer than the control thread's idle timeout");
 	close(sock);
 
 	/* A client that leaves mid-request, then the supervisor still serves
