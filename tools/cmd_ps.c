@@ -230,7 +230,9 @@ int cmd_ps(int argc, char **argv)
 				json_object_array_add(sups, json_object_get(sup[i].info));
 		json_object_object_add(doc, "processes", procs);
 		json_object_object_add(doc, "supervisors", sups);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+		printf("%s\n",
+		       json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(doc);
 	}
 	ctl_ptable_free(&t);

@@ -48,7 +48,8 @@ static const char *map_type_name(uint32_t type)
 /* Hand a JSON document over as a malloc'ed string. */
 static int json_out(struct json_object *doc, char **out, char *msg, size_t n)
 {
-	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	*out = s ? strdup(s) : NULL;
 	json_object_put(doc);
@@ -84,6 +85,7 @@ int supervisor_control_info(struct supervisor *sv, char **json, char *msg, size_
 		notifications += __atomic_load_n(&sv->workers[i].notifications, __ATOMIC_RELAXED);
 	json_object_object_add(doc, "pid", json_object_new_int(getpid()));
 	json_object_object_add(doc, "supervisor", json_object_new_string(sv->control.kind));
+	json_object_object_add(doc, "socket", json_object_new_string(sv->control.name));
 	json_object_object_add(doc, "target", json_object_new_int(sv->control.target_pid));
 	json_object_object_add(doc, "owner", json_object_new_int64(sv->control.owner));
 	json_object_object_add(doc, "started",
