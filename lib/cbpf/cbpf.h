@@ -124,7 +124,8 @@ struct cbpf_event {
 	uint8_t arg;		/* CBPF_EV_ARG_COMPARE: the index into args[] */
 	bool value_known;	/* CBPF_EV_EXIT: the same value for every input of the path */
 	bool arch_tested;	/* CBPF_EV_EXIT: the path tested arch other than by cells */
-	uint32_t insn;
+	uint32_t insn;		/* the compare; for an exit, where R0 got its value */
+	uint32_t branch_insn;	/* CBPF_EV_EXIT: the path's last conditional jump */
 	uint32_t value;		/* CBPF_EV_EXIT, when value_known */
 };
 

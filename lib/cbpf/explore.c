@@ -87,6 +87,7 @@ struct explore_state {
 	uint32_t pc;
 	uint32_t depth;
 	bool arch_tested;	/* a residual test of arch is on the path */
+	uint32_t last_branch;	/* the last conditional jump on the path */
 	struct abs_val r[11];
 	struct {
 		uint32_t ret_pc;
@@ -735,6 +736,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 		return EXPLORE_NOTIF;	/* pointer compares: the supervisor's */
 	if (target >= cc->prog->insn_cnt)
 		return explore_reject(cc, st->pc, "jump out of the program");
+	st->last_branch = st->pc;
 	cond_normalize(in, &c);
 	c.a = a.e;
 	c.b = b.e;
@@ -835,7 +837,8 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
 	struct cbpf_event ev = {
-		.kind = CBPF_EV_EXIT, .insn = st->r[0].origin, .arch_tested = st->arch_tested,
+		.kind = CBPF_EV_EXIT, .insn = st->r[0].origin, .branch_insn = st->last_branch,
+		.arch_tested = st->arch_tested,
 		.value_known = e->kind == CBPF_X_CONST, .value = (uint32_t)e->imm,
 	};
 	if (explore_record(cc, &ev))

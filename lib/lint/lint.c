@@ -13,11 +13,29 @@
 
 #include "lint/lint_internal.h"
 
+/* The line info of insn; clang gives some instructions line 0 (code it
+ * made up, like a merged compare): then the closest line before it. */
+static const struct object_line *lint_line_of(const struct object_prog *prog, uint32_t insn)
+{
+	const struct object_line *l = object_prog_line(prog, insn);
+
+	while (l && l->line == 0 && l > prog->lines)
+		l--;
+	return l && l->line ? l : NULL;
+}
+
+uint32_t lint_exit_insn(const struct lint_run *run, const struct cbpf_event *ev)
+{
+	const struct object_line *l = object_prog_line(run->prog, ev->insn);
+
+	return l && l->line ? ev->insn : ev->branch_insn;
+}
+
 int lint_add(struct lint_run *run, const char *name, enum lint_severity sev, uint32_t insn,
 	     uint32_t detail, const char *fmt, ...)
 {
 	struct lint_report *r = run->report;
-	const struct object_line *l = object_prog_line(run->prog, insn);
+	const struct object_line *l = lint_line_of(run->prog, insn);
 	struct lint_finding *f;
 	va_list ap;
 	size_t i;

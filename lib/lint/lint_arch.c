@@ -40,7 +40,7 @@ int lint_arch_cell(struct lint_run *run, const struct cbpf_cell *cell, const str
 		if (ev[i].kind != CBPF_EV_EXIT || !ev[i].value_known || ev[i].arch_tested ||
 		    !lint_action_lets_run(ev[i].value))
 			continue;
-		rc = lint_add(run, "arch", LINT_WARNING, ev[i].insn, 0,
+		rc = lint_add(run, "arch", LINT_WARNING, lint_exit_insn(run, &ev[i]), 0,
 			      "returns %s without having checked ctx->arch%s: the same nr is "
 			      "another syscall on another arch (i386's 11 is execve, through "
 			      "int $0x80 from a 64-bit process); check the arch first: "
@@ -84,7 +84,7 @@ int lint_x32_cell(struct lint_run *run, const struct cbpf_cell *cell, const stru
 		if (ev[i].kind != CBPF_EV_EXIT || !ev[i].value_known ||
 		    !lint_action_lets_run(ev[i].value))
 			continue;
-		rc = lint_add(run, "x32", LINT_WARNING, ev[i].insn, 0,
+		rc = lint_add(run, "x32", LINT_WARNING, lint_exit_insn(run, &ev[i]), 0,
 			      "returns %s for x32 syscalls too (arch AUDIT_ARCH_X86_64 with nr | "
 			      "0x40000000: 0x40000208 is x32's execve), which this default lets "
 			      "past every check on nr; after the arch check, deny them: "

@@ -26,17 +26,22 @@ struct lint_run {
 	struct secbpf_err *err;
 	uint32_t native_arch; /* AUDIT_ARCH of the host */
 	bool denylist_noted;
-	/* uprobe: the outcome of x86_64's nrs 334..337, and where the cells
-	 * of 335 and 336 return (UINT32_MAX: nowhere seen). */
-	uintptr_t uprobe_outcome[4];
-	bool uprobe_seen[4];
-	uint32_t uprobe_insn[4];
+	/* uprobe: the outcome of x86_64's default (LINT_UNASSIGNED_NR),
+	 * 335 and 336, and where the cells of each return. */
+	uintptr_t uprobe_outcome[3];
+	bool uprobe_seen[3];
+	uint32_t uprobe_insn[3];
 };
 
 /* Add a finding (once per name, detail and C line, or insn without line
  * info). 0 or -ENOMEM. */
 int lint_add(struct lint_run *run, const char *name, enum lint_severity sev, uint32_t insn,
 	     uint32_t detail, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Where an exit event is in the C source: the instruction that set its
+ * value when clang gave that one a line, else the decision that led there
+ * (clang merges equal returns into one instruction of line 0). */
+uint32_t lint_exit_insn(const struct lint_run *run, const struct cbpf_event *ev);
 
 /* Whether a cell may hold arch (AUDIT_ARCH value). */
 bool lint_cell_has_arch(const struct cbpf_cell *cell, uint32_t arch);

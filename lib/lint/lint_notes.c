@@ -2,8 +2,8 @@
 /*
  * The notes: a denylist, whose default lets every syscall it does not name
  * run (lint "denylist"), and a program that decides uretprobe or uprobe
- * differently from their neighbours, a decision recent kernels never ask
- * it for (lint "uprobe").
+ * otherwise than its default, a decision recent kernels never ask it for
+ * (lint "uprobe").
  */
 #include <linux/audit.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@ int lint_denylist_cell(struct lint_run *run, const struct cbpf_cell *cell,
 		    (action != SECCOMP_RET_ALLOW && action != SECCOMP_RET_LOG))
 			continue;
 		run->denylist_noted = true;
-		return lint_add(run, "denylist", LINT_NOTE, ev[i].insn, 0,
+		return lint_add(run, "denylist", LINT_NOTE, lint_exit_insn(run, &ev[i]), 0,
 				"a denylist: this default returns %s for every syscall the program "
 				"does not name, including those later kernels add; an allowlist "
 				"(default deny, e.g. SECCOMP_RET_ERRNO | ENOSYS) fails closed",
@@ -35,9 +35,8 @@ int lint_denylist_cell(struct lint_run *run, const struct cbpf_cell *cell,
 	return 0;
 }
 
-/* uprobe_outcome[] slots: x86_64's nrs 334 (rseq), 335, 336, 337. */
-#define UPROBE_FIRST_NR 334
-#define UPROBE_SLOTS 4
+/* uprobe_outcome[] slots: x86_64's default (an unassigned nr), 335, 336. */
+static const uint32_t uprobe_slot_nr[3] = { LINT_UNASSIGNED_NR, LINT_NR_URETPROBE, LINT_NR_UPROBE };
 
 int lint_uprobe_cell(struct lint_run *run, const struct cbpf_cell *cell, const void *outcome,
 		     const struct cbpf_event *ev, size_t nev)
@@ -51,43 +50,40 @@ int lint_uprobe_cell(struct lint_run *run, const struct cbpf_cell *cell, const v
 	 * host: elsewhere 335 is another syscall, and arch would be checked. */
 	if (!cell->arch_fixed && run->native_arch != AUDIT_ARCH_X86_64)
 		return 0;
-	for (s = 0; s < UPROBE_SLOTS; s++) {
-		nr = UPROBE_FIRST_NR + s;
+	for (s = 0; s < 3; s++) {
+		nr = uprobe_slot_nr[s];
 		if (nr < cell->lo || nr > cell->hi || run->uprobe_seen[s])
 			continue;
 		run->uprobe_seen[s] = true;
 		run->uprobe_outcome[s] = (uintptr_t)outcome;
-		run->uprobe_insn[s] = UINT32_MAX;
+		run->uprobe_insn[s] = 0;
 		for (i = 0; i < nev; i++)
 			if (ev[i].kind == CBPF_EV_EXIT) {
-				run->uprobe_insn[s] = ev[i].insn;
+				run->uprobe_insn[s] = lint_exit_insn(run, &ev[i]);
 				break;
 			}
 	}
 	return 0;
 }
 
+/* 335 or 336 decided otherwise than the syscalls the program does not
+ * name: the program treats it specially. */
 int lint_uprobe_finish(struct lint_run *run)
 {
-	static const char *const names[2] = { "uretprobe", "uprobe" };
-	uintptr_t below = run->uprobe_outcome[0], above = run->uprobe_outcome[3];
-	unsigned i;
+	static const char *const names[3] = { NULL, "uretprobe", "uprobe" };
+	unsigned s;
 	int rc;
 
-	for (i = 0; i < UPROBE_SLOTS; i++)
-		if (!run->uprobe_seen[i])
-			return 0;
-	for (i = 1; i <= 2; i++) {
-		uintptr_t o = run->uprobe_outcome[i];
-
-		if (o == below || o == above)
+	for (s = 1; s < 3; s++) {
+		if (!run->uprobe_seen[0] || !run->uprobe_seen[s] ||
+		    run->uprobe_outcome[s] == run->uprobe_outcome[0])
 			continue;
-		rc = lint_add(run, "uprobe", LINT_NOTE,
-			      run->uprobe_insn[i] == UINT32_MAX ? 0 : run->uprobe_insn[i], i,
-			      "decides %s (x86_64 nr %u) apart from its neighbours, but recent "
-			      "kernels run uretprobe and uprobe without consulting seccomp "
-			      "filters: this decision is never enforced (docs/divergences.md)",
-			      names[i - 1], UPROBE_FIRST_NR + i);
+		rc = lint_add(run, "uprobe", LINT_NOTE, run->uprobe_insn[s], s,
+			      "decides %s (x86_64 nr %u) otherwise than the syscalls it does not "
+			      "name, but recent kernels run uretprobe and uprobe without "
+			      "consulting seccomp filters: this decision is never enforced "
+			      "(docs/divergences.md)",
+			      names[s], uprobe_slot_nr[s]);
 		if (rc)
 			return rc;
 	}
