@@ -125,7 +125,7 @@ struct cbpf_event {
 	bool value_known;	/* CBPF_EV_EXIT: the same value for every input of the path */
 	bool arch_tested;	/* CBPF_EV_EXIT: the path tested arch other than by cells */
 	uint32_t insn;		/* the compare; for an exit, where R0 got its value */
-	uint32_t branch_insn;	/* CBPF_EV_EXIT: the path's last conditional jump */
+	uint32_t branch_insn;	/* CBPF_EV_EXIT: the last conditional jump, or UINT32_MAX */
 	uint32_t value;		/* CBPF_EV_EXIT, when value_known */
 };
 

@@ -1000,6 +1000,7 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return err_set(cc->err, ENOMEM, "out of memory");
+	st->last_branch = UINT32_MAX;
 	st->r[1] = (struct abs_val){ .kind = CV_CTX };
 	st->r[10] = (struct abs_val){ .kind = CV_STACK };
 	rc = explore_run(cc, st, &out, 0);

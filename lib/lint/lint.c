@@ -28,7 +28,9 @@ uint32_t lint_exit_insn(const struct lint_run *run, const struct cbpf_event *ev)
 {
 	const struct object_line *l = object_prog_line(run->prog, ev->insn);
 
-	return l && l->line ? ev->insn : ev->branch_insn;
+	if ((l && l->insn_off == ev->insn && l->line) || ev->branch_insn == UINT32_MAX)
+		return ev->insn;
+	return ev->branch_insn;
 }
 
 int lint_add(struct lint_run *run, const char *name, enum lint_severity sev, uint32_t insn,

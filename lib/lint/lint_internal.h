@@ -39,8 +39,8 @@ int lint_add(struct lint_run *run, const char *name, enum lint_severity sev, uin
 	     uint32_t detail, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Where an exit event is in the C source: the instruction that set its
- * value when clang gave that one a line, else the decision that led there
- * (clang merges equal returns into one instruction of line 0). */
+ * value when a line starts there, else the decision that led there (clang
+ * merges equal returns into one instruction, with no line of its own). */
 uint32_t lint_exit_insn(const struct lint_run *run, const struct cbpf_event *ev);
 
 /* Whether a cell may hold arch (AUDIT_ARCH value). */

@@ -82,7 +82,7 @@ int lint_uprobe_finish(struct lint_run *run)
 			      "decides %s (x86_64 nr %u) otherwise than the syscalls it does not "
 			      "name, but recent kernels run uretprobe and uprobe without "
 			      "consulting seccomp filters: this decision is never enforced "
-			      "(docs/divergences.md)",
+			      "(docs/lints.md)",
 			      names[s], uprobe_slot_nr[s]);
 		if (rc)
 			return rc;
