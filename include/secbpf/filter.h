@@ -89,6 +89,10 @@
  * caller put in the upper half of the register. Compare these, never the
  * whole args[i].
  */
+/* A map key or value that holds a syscall number of the native ABI:
+ * `secbpf run --stats` prints its name next to it. */
+typedef __u32 secbpf_syscall_nr;
+
 #define SECBPF_ARG_U32(ctx, i) ((__u32)(ctx)->args[i])
 #define SECBPF_ARG_INT(ctx, i) ((int)(ctx)->args[i])
 
