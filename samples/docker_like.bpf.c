@@ -9,7 +9,8 @@
  *    skip a syscall) is not an x32 number and gets the default.
  *  - about 300 syscalls allowed outright: what ordinary programs use;
  *  - personality: only the personas Docker allows (PER_LINUX and
- *    PER_LINUX32, each with or without UNAME26) and the 0xffffffff query;
+ *    PER_LINUX32, each with or without UNAME26) and the 0xffffffff query,
+ *    compared on the low 32 bits: the kernel takes an unsigned int;
  *  - clone: denied when the flags ask for a new namespace (the mask Docker
  *    uses: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET);
  *    clone3 gets ENOSYS, because its flags sit in memory a filter cannot
@@ -39,7 +40,7 @@
 #define DENY (SECCOMP_RET_ERRNO | EPERM)
 
 /* personality(2): one of DOCKER_LIKE_PERSONAS. */
-static __always_inline int personality_allowed(__u64 persona)
+static __always_inline int personality_allowed(__u32 persona)
 {
 #define PERSONA_IS(value) persona == value ||
 #define LAST_PERSONA_IS(value) persona == value
@@ -71,7 +72,7 @@ int docker_like(struct seccomp_data *ctx)
 	switch (nr) {
 	/* Argument checks. */
 	case __NR_personality:
-		return personality_allowed(ctx->args[0]) ? SECCOMP_RET_ALLOW : DENY;
+		return personality_allowed(SECBPF_ARG_U32(ctx, 0)) ? SECCOMP_RET_ALLOW : DENY;
 	case __NR_clone:
 		return ctx->args[0] & DOCKER_LIKE_NS_CLONE_FLAGS ? DENY : SECCOMP_RET_ALLOW;
 	case __NR_clone3:

@@ -115,12 +115,16 @@ Test(bypass, startup_lockdown_locks_i386_execve)
 
 Test(bypass, rate_limit_counts_i386_clone)
 {
+	long failed = -1, err = -1;
+
 	probe_works_unfiltered("i386-forks 3", "failed=0 errno=0\n");
-	/* A burst of 2 and 1 a second: of 10 forks in a row, 8 fail. */
+	/* A burst of 2 and 1 a second: of 10 forks in a row, 8 fail (7 or
+	 * 6 on a machine so loaded that they took a second or two). */
 	cr_assert_eq(run_probe(sample("rate_limit"), "--set burst=2 --set per_second=1",
 			       "i386-forks 10"),
 		     0, "%s", out);
-	cr_expect_str_eq(out, "failed=8 errno=11\n");
+	cr_assert_eq(sscanf(out, "failed=%ld errno=%ld", &failed, &err), 2, "%s", out);
+	cr_expect(failed >= 6 && failed <= 8 && err == 11, "%s", out);
 }
 
 Test(bypass, deny_path_checks_i386_openat)

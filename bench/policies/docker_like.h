@@ -74,8 +74,9 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 			return rc;
 	}
 	for (i = 0; i < sizeof(personas) / sizeof(personas[0]); i++) {
+		/* personality(2) takes an unsigned int: the low 32 bits. */
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_personality, 1,
-				      SCMP_A0_64(SCMP_CMP_EQ, personas[i]));
+				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffff, personas[i]));
 		if (rc)
 			return rc;
 	}
