@@ -366,3 +366,21 @@ Test(lint, verify_json_has_the_findings)
 	cr_expect(json_object_object_get_ex(doc, "warnings", &v) && json_object_get_int(v) >= 1);
 	json_object_put(doc);
 }
+
+/* The shipped samples check the arch, deny x32 and compare int arguments
+ * on 32 bits: no warning (denylists keep their note). */
+Test(lint, samples_have_no_warning)
+{
+	static const char *const samples[] = {
+		"deny_path",  "docker_like",	  "exec_once",	   "knobs", "rate_limit",
+		"seed_close", "startup_lockdown", "syscall_count", "wx",
+	};
+	char obj[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		test_sample_path(obj, sizeof(obj), samples[i]);
+		cr_expect_eq(secbpf("verify --Werror '%s'", obj), 0, "%s: %s", samples[i], out);
+		cr_expect(!strstr(out, "warning:"), "%s: %s", samples[i], out);
+	}
+}
