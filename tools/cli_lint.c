@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_lint.h"
@@ -75,4 +76,16 @@ json_object *cli_lint_json(const struct lint_report *r)
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+int cli_lint_compiled(const char *src, const char *obj, bool werror)
+{
+	long warnings = cli_lint_object_file(obj, src);
+
+	if (!werror || warnings <= 0)
+		return 0;
+	cli_error(src, "%ld lint warning%s, an error with --Werror", warnings,
+		  warnings == 1 ? "" : "s");
+	unlink(obj);
+	return EXIT_REJECTED;
 }

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_lint.h"
@@ -43,7 +42,7 @@ int cmd_cc(int argc, char **argv)
 		{ 0 },
 	};
 	bool werror = false;
-	long warnings;
+	int lint_status = 0;
 	const char *extra[48];
 	char *owned[48];	/* the -I/-D/-mcpu strings built here */
 	char *out = NULL, *out_arg = NULL, *buf;
@@ -101,21 +100,12 @@ int cmd_cc(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	rc = cli_compile(src, out, extra) ? EXIT_USAGE : 0;
-	if (!rc) {
-		warnings = cli_lint_object_file(out, src);
-		if (warnings < 0) {
-			rc = EXIT_USAGE;
-		} else if (werror && warnings) {
-			cli_error(src, "%ld lint warning%s, an error with --Werror", warnings,
-				  warnings == 1 ? "" : "s");
-			unlink(out);
-			rc = EXIT_REJECTED;
-		}
-	}
+	rc = cli_compile(src, out, extra);
+	if (!rc)
+		lint_status = cli_lint_compiled(src, out, werror);
 	for (c = 0; c < nowned; c++)
 		free(owned[c]);
 	if (out != out_arg)
 		free(out);
-	return rc;
+	return rc ? EXIT_USAGE : lint_status;
 }
