@@ -384,3 +384,29 @@ Test(lint, samples_have_no_warning)
 		cr_expect(!strstr(out, "warning:"), "%s: %s", samples[i], out);
 	}
 }
+
+/* verify -j on a rejected program: accepted false, the reason, status 1. */
+Test(lint, verify_json_of_a_rejected_program)
+{
+	const char *f = test_write_filter(dir, "rejected",
+					  "SEC(\"seccomp\")\n"
+					  "int rejected(struct seccomp_data *ctx)\n"
+					  "{\n"
+					  "	return *(int *)((char *)ctx + 4096);\n"
+					  "}\n");
+	json_object *doc, *v;
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "'%s' verify -j '%s' 2>/dev/null", getenv("SECBPF"), f);
+	cr_assert_eq(test_capture(out, sizeof(out), cmd), 1, "%s", out);
+	doc = json_tokener_parse(out);
+	cr_assert_not_null(doc, "not JSON: %s", out);
+	cr_expect(json_object_object_get_ex(doc, "accepted", &v) && !json_object_get_boolean(v));
+	cr_expect(json_object_object_get_ex(doc, "error", &v) && json_object_get_string(v) &&
+			  strlen(json_object_get_string(v)) > 0,
+		  "%s", out);
+	cr_expect(json_object_object_get_ex(doc, "findings", &v) &&
+			  json_object_array_length(v) == 0,
+		  "%s", out);
+	json_object_put(doc);
+}
