@@ -808,8 +808,10 @@ static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const stru
 
 static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out)
 {
+	struct cbpf_event ev = { .kind = CBPF_EV_EXIT };
 	const struct cbpf_expr *e;
 	uint32_t i;
+	int rc;
 
 	if (st->r[0].kind == CV_UNINIT)
 		return explore_reject(cc, st->pc, "R0 is not initialized at exit");
@@ -836,14 +838,13 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	*out = cbpf_rnode_ret(&cc->store, e);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
-	struct cbpf_event ev = {
-		.kind = CBPF_EV_EXIT, .insn = st->r[0].origin, .branch_insn = st->last_branch,
-		.arch_tested = st->arch_tested,
-		.value_known = e->kind == CBPF_X_CONST, .value = (uint32_t)e->imm,
-	};
-	if (explore_record(cc, &ev))
-		return -ENOMEM;
-	return EXPLORE_DONE;
+	ev.insn = st->r[0].origin;
+	ev.branch_insn = st->last_branch;
+	ev.arch_tested = st->arch_tested;
+	ev.value_known = e->kind == CBPF_X_CONST;
+	ev.value = (uint32_t)e->imm;
+	rc = explore_record(cc, &ev);
+	return rc ? rc : EXPLORE_DONE;
 }
 
 /* Where the value in's destination register will hold comes from (taken
