@@ -189,7 +189,8 @@ int lint_program(const struct object *obj, const struct object_prog *prog, struc
 		rc = lint_uprobe_finish(&run);
 	if (rc)
 		return rc < 0 ? rc : -EFAULT;
-	qsort(r->v + first, r->n - first, sizeof(*r->v), finding_order);
+	if (r->n > first)
+		qsort(r->v + first, r->n - first, sizeof(*r->v), finding_order);
 	return 0;
 }
 
