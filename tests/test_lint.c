@@ -227,12 +227,26 @@ Test(lint, uretprobe_decided_apart_is_noted)
 	const char *f = test_write_filter(dir, "uprobe", uprobe_body);
 
 	cr_assert_eq(secbpf("verify --Werror '%s'", f), 0, "%s", out);
-	cr_expect(strstr(out, ": note: decides uretprobe (x86_64 nr 335) otherwise than the "
-			      "syscalls it does not name, but recent kernels run uretprobe and "
-			      "uprobe without consulting seccomp filters"),
+	cr_expect(strstr(out, ": note: decides uretprobe (x86_64 nr 335) apart from its default "
+			      "and its neighbours, but recent kernels run uretprobe and uprobe "
+			      "without consulting seccomp filters"),
 		  "%s", out);
 	cr_expect(strstr(out, "[lint-uprobe]\n"), "%s", out);
 	cr_expect(!strstr(out, "decides uprobe"), "336 gets the default: %s", out);
+
+	/* A bound on the numbers decides 335 with its neighbours: no note. */
+	f = test_write_filter(dir, "uprobe_range",
+			      "SEC(\"seccomp\")\n"
+			      "int uprobe_range(struct seccomp_data *ctx)\n"
+			      "{\n"
+			      "	if (ctx->arch != AUDIT_ARCH_X86_64 || ctx->nr >= 0x40000000)\n"
+			      "		return SECCOMP_RET_KILL_PROCESS;\n"
+			      "	if (ctx->nr >= 512)\n"
+			      "		return SECCOMP_RET_ERRNO | 38;\n"
+			      "	return SECCOMP_RET_ALLOW;\n"
+			      "}\n");
+	cr_assert_eq(secbpf("verify '%s'", f), 0, "%s", out);
+	cr_expect(!strstr(out, "[lint-uprobe]"), "%s", out);
 }
 
 /*

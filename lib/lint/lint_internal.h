@@ -18,6 +18,7 @@
 /* The syscalls recent kernels run without consulting seccomp (x86_64). */
 #define LINT_NR_URETPROBE 335
 #define LINT_NR_UPROBE 336
+#define LINT_UPROBE_SLOTS 5
 
 struct lint_run {
 	const struct object *obj;
@@ -26,11 +27,11 @@ struct lint_run {
 	struct secbpf_err *err;
 	uint32_t native_arch; /* AUDIT_ARCH of the host */
 	bool denylist_noted;
-	/* uprobe: the outcome of x86_64's default (LINT_UNASSIGNED_NR),
-	 * 335 and 336, and where the cells of each return. */
-	uintptr_t uprobe_outcome[3];
-	bool uprobe_seen[3];
-	uint32_t uprobe_insn[3];
+	/* uprobe: the outcome of x86_64's default (LINT_UNASSIGNED_NR) and
+	 * of nrs 334 to 337, and where the cells of each return. */
+	uintptr_t uprobe_outcome[LINT_UPROBE_SLOTS];
+	bool uprobe_seen[LINT_UPROBE_SLOTS];
+	uint32_t uprobe_insn[LINT_UPROBE_SLOTS];
 };
 
 /* Add a finding (once per name, detail and C line, or insn without line

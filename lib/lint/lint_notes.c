@@ -35,8 +35,12 @@ int lint_denylist_cell(struct lint_run *run, const struct cbpf_cell *cell,
 	return 0;
 }
 
-/* uprobe_outcome[] slots: x86_64's default (an unassigned nr), 335, 336. */
-static const uint32_t uprobe_slot_nr[3] = { LINT_UNASSIGNED_NR, LINT_NR_URETPROBE, LINT_NR_UPROBE };
+/* uprobe_outcome[] slots: x86_64's default (an unassigned nr), then
+ * 334 (rseq), 335 (uretprobe), 336 (uprobe) and 337 (unassigned). */
+static const uint32_t uprobe_slot_nr[LINT_UPROBE_SLOTS] = {
+	LINT_UNASSIGNED_NR, LINT_NR_URETPROBE - 1, LINT_NR_URETPROBE,
+	LINT_NR_UPROBE,	    LINT_NR_UPROBE + 1,
+};
 
 int lint_uprobe_cell(struct lint_run *run, const struct cbpf_cell *cell, const void *outcome,
 		     const struct cbpf_event *ev, size_t nev)
@@ -50,7 +54,7 @@ int lint_uprobe_cell(struct lint_run *run, const struct cbpf_cell *cell, const v
 	 * host: elsewhere 335 is another syscall, and arch would be checked. */
 	if (!cell->arch_fixed && run->native_arch != AUDIT_ARCH_X86_64)
 		return 0;
-	for (s = 0; s < 3; s++) {
+	for (s = 0; s < LINT_UPROBE_SLOTS; s++) {
 		nr = uprobe_slot_nr[s];
 		if (nr < cell->lo || nr > cell->hi || run->uprobe_seen[s])
 			continue;
@@ -66,24 +70,32 @@ int lint_uprobe_cell(struct lint_run *run, const struct cbpf_cell *cell, const v
 	return 0;
 }
 
-/* 335 or 336 decided otherwise than the syscalls the program does not
- * name: the program treats it specially. */
+/*
+ * 335 or 336 is singled out when its decision is neither the program's
+ * default nor that of the numbers around the pair (334, 337): a case of
+ * its own, not the default of an allowlist or part of a range.
+ */
 int lint_uprobe_finish(struct lint_run *run)
 {
-	static const char *const names[3] = { NULL, "uretprobe", "uprobe" };
+	static const char *const names[2] = { "uretprobe", "uprobe" };
 	unsigned s;
 	int rc;
 
-	for (s = 1; s < 3; s++) {
-		if (!run->uprobe_seen[0] || !run->uprobe_seen[s] ||
-		    run->uprobe_outcome[s] == run->uprobe_outcome[0])
+	for (s = 0; s < LINT_UPROBE_SLOTS; s++)
+		if (!run->uprobe_seen[s])
+			return 0;
+	for (s = 2; s <= 3; s++) {
+		uintptr_t o = run->uprobe_outcome[s];
+
+		if (o == run->uprobe_outcome[0] || o == run->uprobe_outcome[1] ||
+		    o == run->uprobe_outcome[4])
 			continue;
 		rc = lint_add(run, "uprobe", LINT_NOTE, run->uprobe_insn[s], s,
-			      "decides %s (x86_64 nr %u) otherwise than the syscalls it does not "
-			      "name, but recent kernels run uretprobe and uprobe without "
+			      "decides %s (x86_64 nr %u) apart from its default and its "
+			      "neighbours, but recent kernels run uretprobe and uprobe without "
 			      "consulting seccomp filters: this decision is never enforced "
 			      "(docs/lints.md)",
-			      names[s], uprobe_slot_nr[s]);
+			      names[s - 2], uprobe_slot_nr[s]);
 		if (rc)
 			return rc;
 	}
