@@ -203,7 +203,7 @@ Test(lint, arg32_every_argument_of_a_32_bit_arch)
 
 	cr_assert_eq(secbpf("verify '%s'", f), 0, "%s", out);
 	cr_expect(has_finding(f, line_of(arg32_i386_body, "/* I386 */"), "warning",
-			      "compares all 64 bits of args[0] of close on i386, where every "
+			      "compares all 64 bits of args[0] of close on x86, where every "
 			      "argument is 32 bits",
 			      "arg32"),
 		  "%s", out);

@@ -6,11 +6,11 @@
  */
 #include <errno.h>
 #include <linux/audit.h>
-#include <seccomp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/syscall_name.h"
 #include "lint/lint_internal.h"
 
 /* The line info of insn; clang gives some instructions line 0 (code it
@@ -123,28 +123,6 @@ bool lint_action_lets_run(uint32_t ret)
 	return false;
 }
 
-const char *lint_arch_name(uint32_t arch, char *buf, size_t len)
-{
-	switch (arch) {
-	case AUDIT_ARCH_X86_64:
-		return "x86_64";
-	case AUDIT_ARCH_I386:
-		return "i386";
-	case AUDIT_ARCH_AARCH64:
-		return "aarch64";
-	case AUDIT_ARCH_ARM:
-		return "arm";
-	case AUDIT_ARCH_RISCV64:
-		return "riscv64";
-	case AUDIT_ARCH_PPC64LE:
-		return "ppc64le";
-	case AUDIT_ARCH_S390X:
-		return "s390x";
-	}
-	snprintf(buf, len, "arch 0x%x", arch);
-	return buf;
-}
-
 static int lint_on_cell(void *ctx, const struct cbpf_cell *cell, const void *outcome,
 			bool supervised, const struct cbpf_event *ev, size_t nev)
 {
@@ -183,7 +161,7 @@ int lint_program(const struct object *obj, const struct object_prog *prog, struc
 	size_t first = r->n;
 	int rc;
 
-	run.native_arch = seccomp_arch_native();
+	run.native_arch = syscall_abi_native().audit;
 	rc = cbpf_observe(obj, prog, &obs, err);
 	if (!rc)
 		rc = lint_uprobe_finish(&run);

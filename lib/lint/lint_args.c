@@ -7,10 +7,11 @@
  * uses: socket(AF_NETLINK, SOCK_RAW, 9 | 1ull << 32) is NETLINK_AUDIT.
  */
 #include <linux/audit.h>
-#include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/syscall_name.h"
 #include "lint/lint_internal.h"
 #include "lint/syscall_argtypes.h"
 
@@ -44,34 +45,33 @@ static int arg32_check(struct lint_run *run, uint32_t arch, uint32_t nr,
 		       const struct cbpf_event *ev)
 {
 	const struct syscall_argtypes *t;
-	char *name, archbuf[32];
-	int rc = 0;
+	const char *abi = syscall_abi_name(arch, (int32_t)nr);
+	char name[64], abibuf[32];
 
-	name = seccomp_syscall_resolve_num_arch(arch, (int)nr);
-	if (!name)
+	if (!*syscall_name(arch, (int32_t)nr, name, sizeof(name)))
 		return 0;
 	if (!(arch & __AUDIT_ARCH_64BIT)) {
-		rc = lint_add(run, "arg32", LINT_WARNING, ev->insn, ev->arg,
-			      "compares all 64 bits of args[%u] of %s on %s, where every argument "
-			      "is 32 bits: the kernel drops the upper half, which int $0x80 from a "
-			      "64-bit process can fill; compare the low 32 bits: "
-			      "`(__u32)ctx->args[%u]`",
-			      ev->arg, name, lint_arch_name(arch, archbuf, sizeof(archbuf)),
-			      ev->arg);
-		free(name);
-		return rc;
+		if (!abi) {
+			snprintf(abibuf, sizeof(abibuf), "arch 0x%08x", arch);
+			abi = abibuf;
+		}
+		return lint_add(run, "arg32", LINT_WARNING, ev->insn, ev->arg,
+				"compares all 64 bits of args[%u] of %s on %s, where every "
+				"argument is 32 bits: the kernel drops the upper half, which "
+				"int $0x80 from a 64-bit process can fill; compare the low 32 "
+				"bits: `(__u32)ctx->args[%u]`",
+				ev->arg, name, abi, ev->arg);
 	}
 	t = syscall_argtypes_find(name);
-	if (t && (t->narrow >> ev->arg & 1))
-		rc = lint_add(run, "arg32", LINT_WARNING, ev->insn, ev->arg,
-			      "compares all 64 bits of args[%u], but %s's argument %u is `%s`: "
-			      "the kernel truncates it to 32 bits, so a caller can set the upper "
-			      "half to pass this check with the value it denies; compare the low "
-			      "32 bits: `(%s)ctx->args[%u]`",
-			      ev->arg, name, ev->arg, t->decl[ev->arg],
-			      strncmp(t->decl[ev->arg], "int", 3) ? "__u32" : "int", ev->arg);
-	free(name);
-	return rc;
+	if (!t || !(t->narrow >> ev->arg & 1))
+		return 0;
+	return lint_add(run, "arg32", LINT_WARNING, ev->insn, ev->arg,
+			"compares all 64 bits of args[%u], but %s's argument %u is `%s`: the "
+			"kernel truncates it to 32 bits, so a caller can set the upper half to "
+			"pass this check with the value it denies; compare the low 32 bits: "
+			"`(%s)ctx->args[%u]`",
+			ev->arg, name, ev->arg, t->decl[ev->arg],
+			strncmp(t->decl[ev->arg], "int", 3) ? "__u32" : "int", ev->arg);
 }
 
 int lint_arg32_cell(struct lint_run *run, const struct cbpf_cell *cell, const struct cbpf_event *ev,

@@ -52,8 +52,6 @@ const char *lint_action_name(uint32_t ret);
  * supervisor): ALLOW, LOG, TRACE, USER_NOTIF. KILL, TRAP, ERRNO and the
  * actions the kernel does not know (it kills) deny. */
 bool lint_action_lets_run(uint32_t ret);
-/* A readable name of an AUDIT_ARCH value ("x86_64", "i386", ...). */
-const char *lint_arch_name(uint32_t arch, char *buf, size_t len);
 
 /* The lints, called for every cell (lint_arch.c, lint_args.c, lint_notes.c). */
 int lint_arch_cell(struct lint_run *run, const struct cbpf_cell *cell, const struct cbpf_event *ev,
