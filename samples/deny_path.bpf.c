@@ -42,7 +42,6 @@ int deny_path(struct seccomp_data *ctx)
 	long n;
 	int i;
 
-
 	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64, I386);
 	if (SECBPF_ARCH_IS_I386(ctx)) {
 		if (ctx->nr != __SNR_i386_openat)

@@ -22,7 +22,8 @@ const volatile __u32 startup_marker = 0x5ecb0d0e;
 
 static __u32 locked;
 
-/* close(fd): the marker locks. */
+/* The marker was closed: from now on the syscalls below fail, for every
+ * process under this filter. */
 static __always_inline int lock_now(void)
 {
 	*(volatile __u32 *)&locked = 1;

@@ -266,3 +266,44 @@ Test(sysnames, test_resolves_socketcall_arches)
 	cr_expect_eq(secbpf("test echo.o --arch aarch64 --nr open"), 2, "%s", out);
 	cr_expect(strstr(out, "secbpf: --nr: no syscall named 'open' on aarch64"), "%s", out);
 }
+
+/* The headers docs/writing-filters.md names for constants compile for BPF
+ * and give the kernel's values. */
+Test(sysnames, constant_headers_compile_for_bpf)
+{
+	const char *src = test_write_filter(
+		dir, "consts",
+		"#include <linux/sched.h>\n#include <linux/mman.h>\n#include <linux/fcntl.h>\n"
+		"#include <linux/netlink.h>\n#include <linux/in.h>\n"
+		"#include <linux/personality.h>\n#include <linux/ptrace.h>\n"
+		"#include <linux/prctl.h>\n#include <sys/socket.h>\n"
+		"SEC(\"seccomp\")\n"
+		"int consts(struct seccomp_data *ctx)\n"
+		"{\n"
+		"	switch (ctx->args[0]) {\n"
+		"	case CLONE_NEWUSER: return SECCOMP_RET_ERRNO | 1;\n"
+		"	case PROT_EXEC: return SECCOMP_RET_ERRNO | 2;\n"
+		"	case O_CLOEXEC: return SECCOMP_RET_ERRNO | 3;\n"
+		"	case NETLINK_AUDIT: return SECCOMP_RET_ERRNO | 4;\n"
+		"	case IPPROTO_SCTP: return SECCOMP_RET_ERRNO | 5;\n"
+		"	case PER_LINUX32: return SECCOMP_RET_ERRNO | 6;\n"
+		"	case PTRACE_SEIZE: return SECCOMP_RET_ERRNO | 7;\n"
+		"	case PR_SET_NO_NEW_PRIVS: return SECCOMP_RET_ERRNO | 8;\n"
+		"	case AF_NETLINK: return SECCOMP_RET_ERRNO | 10;\n"
+		"	case (unsigned long)AT_FDCWD: return SECCOMP_RET_ERRNO | 11;\n"
+		"	}\n"
+		"	return SECCOMP_RET_ALLOW;\n"
+		"}\n");
+
+	cr_assert_eq(secbpf("cc '%s' -o consts.o", src), 0, "%s", out);
+	expect_action("consts.o", "--nr getpid --arg 0x10000000", "ERRNO(1)");
+	expect_action("consts.o", "--nr getpid --arg 4", "ERRNO(2)");
+	expect_action("consts.o", "--nr getpid --arg 0x80000", "ERRNO(3)");
+	expect_action("consts.o", "--nr getpid --arg 9", "ERRNO(4)");
+	expect_action("consts.o", "--nr getpid --arg 132", "ERRNO(5)");
+	expect_action("consts.o", "--nr getpid --arg 8", "ERRNO(6)");
+	expect_action("consts.o", "--nr getpid --arg 0x4206", "ERRNO(7)");
+	expect_action("consts.o", "--nr getpid --arg 38", "ERRNO(8)");
+	expect_action("consts.o", "--nr getpid --arg 16", "ERRNO(10)");
+	expect_action("consts.o", "--nr getpid --arg 0xffffffffffffff9c", "ERRNO(11)");
+}
