@@ -176,8 +176,7 @@ int supervisor_control_map_dump(struct supervisor *sv, const char *prog, const c
 
 /* checkpoint.c: the objects that restore the stack, as an archive
  * (protocol.h, struct svc_checkpoint). */
-int supervisor_checkpoint(struct supervisor *sv, uint8_t **buf, size_t *len, char *msg,
-			  size_t n);
+int supervisor_checkpoint(struct supervisor *sv, uint8_t **buf, size_t *len, char *msg, size_t n);
 
 /* agent.c: ask the user agent about a USER_NOTIF (see agent.c). */
 int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,
