@@ -88,6 +88,17 @@ static const void *take(struct state_cursor *c, size_t n)
 	return p;
 }
 
+/* Copy n bytes out at the cursor: the section need not be aligned. */
+static bool take_copy(struct state_cursor *c, void *out, size_t n)
+{
+	const void *p = take(c, n);
+
+	if (!p)
+		return false;
+	memcpy(out, p, n);
+	return true;
+}
+
 /* Check one map's record against the object's definition of it. */
 static int check_map_record(struct loader *ld, const struct state_map *r, const char *name,
 			    uint32_t *idx)
@@ -155,7 +166,8 @@ static int apply_global(struct loader *ld, struct object_map *m, const uint8_t *
 /* Read one map's record and its entries at the cursor. */
 static int read_map_record(struct loader *ld, struct state_cursor *c)
 {
-	const struct state_map *r = take(c, sizeof(*r));
+	struct state_map rec;
+	const struct state_map *r = take_copy(c, &rec, sizeof(rec)) ? &rec : NULL;
 	struct object_map_state *s;
 	char name[STATE_MAX_NAME + 1];
 	const uint8_t *p;
@@ -199,6 +211,7 @@ static int read_map_record(struct loader *ld, struct state_cursor *c)
 int loader_read_state(struct loader *ld)
 {
 	size_t idx = loader_find_section(ld, OBJECT_STATE_SECTION);
+	struct state_hdr hdr;
 	const struct state_hdr *h;
 	struct state_cursor c;
 	Elf_Data *d;
@@ -212,7 +225,7 @@ int loader_read_state(struct loader *ld)
 		return loader_fail(ld, EINVAL, ".secbpf.state: cannot read the section");
 	c.p = d->d_buf;
 	c.left = d->d_size;
-	h = take(&c, sizeof(*h));
+	h = take_copy(&c, &hdr, sizeof(hdr)) ? &hdr : NULL;
 	if (!h || h->magic != STATE_MAGIC || h->version != STATE_VERSION || h->reserved)
 		return loader_fail(ld, EINVAL,
 				   ".secbpf.state: not a state section of this secbpf version");
