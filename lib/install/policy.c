@@ -18,6 +18,8 @@ struct policy_file {
 	unsigned int max_tier_line; /* 0: max_tier not set by the file */
 	unsigned int yama_line;	    /* 0: yama not set by the file */
 	enum secbpf_tier file_max_tier;
+	bool file_yama_ignore;
+	bool present;	 /* the file exists */
 	bool restrained; /* an untrusted file asked for more than the defaults */
 };
 
@@ -64,6 +66,7 @@ static int policy_file_line(struct policy_file *pf, char *line, const char *path
 			return err_set(err, EINVAL, "%s:%u: yama must be follow or ignore", path,
 				       lineno);
 		pf->yama_line = lineno;
+		pf->file_yama_ignore = !pf->follow_yama;
 		return 0;
 	}
 	return err_set(err, EINVAL, "%s:%u: unknown key \"%s\"", path, lineno, key);
@@ -89,6 +92,7 @@ static int policy_file_read(const char *path, struct policy_file *pf, struct sec
 			return 0;
 		return err_set(err, errno, "%s: %s", path, strerror(errno));
 	}
+	pf->present = true;
 	while (!ret && fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
@@ -199,6 +203,8 @@ int policy_decide(const struct policy_inputs *in, enum secbpf_tier requested,
 	d->yama_line = pf.yama_line;
 	d->file_max_tier = pf.file_max_tier;
 	d->file_restrained = pf.restrained;
+	d->file_yama_ignore = pf.file_yama_ignore;
+	d->file_present = pf.present;
 	d->yama_followed = pf.follow_yama;
 	d->may_read_nondumpable = has_cap(in, POLICY_CAP_SYS_PTRACE);
 

@@ -110,6 +110,8 @@ struct policy_decision {
 	bool yama_followed;		/* Yama's mode was applied (if present) */
 	bool file_restrained;		/* an untrusted file asked to raise: refused */
 	enum secbpf_tier file_max_tier; /* what the file's line said (if max_tier_line) */
+	bool file_yama_ignore;		/* the file's line said yama = ignore (if yama_line) */
+	bool file_present;		/* config_path exists (else: the defaults) */
 };
 
 /*

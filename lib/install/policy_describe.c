@@ -116,6 +116,11 @@ static void describe_file(struct text *t, const struct policy_inputs *in,
 		return;
 	}
 	text_add(t, "policy-file: %s", in->config_path);
+	if (!d->file_present) {
+		text_add(t, " (absent: the defaults apply, max_tier = %s, yama = follow)\n",
+			 secbpf_tier_name(POLICY_DEFAULT_MAX_TIER));
+		return;
+	}
 	if (in->config_trusted)
 		text_add(t, " (trusted)");
 	else
@@ -127,10 +132,9 @@ static void describe_file(struct text *t, const struct policy_inputs *in,
 	else
 		text_add(t, "; max_tier: default %s", secbpf_tier_name(POLICY_DEFAULT_MAX_TIER));
 	if (d->yama_line)
-		text_add(t, "; line %u: yama = %s", d->yama_line,
-			 d->yama_followed ? "follow" : "ignore");
-	if (d->file_restrained)
-		text_add(t, " (a setting that would raise was ignored)");
+		text_add(t, "; line %u: yama = %s%s", d->yama_line,
+			 d->file_yama_ignore ? "ignore" : "follow",
+			 d->file_yama_ignore && d->yama_followed ? " (ignored)" : "");
 	text_add(t, "\n");
 }
 
