@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -573,78 +572,73 @@ Test(policy, peer_gone_is_an_error)
 	close(p.sock);
 }
 
-/* ---- secbpf policy --daemon: the client, against a responder that does
- * what secbpfd does for SVC_REQ_POLICY ---- */
+/* ---- secbpf policy --daemon: the client, against secbpfd ---- */
 
-/* Answer n SVC_REQ_POLICY requests on listener, deciding for each peer
- * with policy_read_peer and the service's own policy file cfg. */
-static void policy_responder(int listener, const char *cfg, int n)
+static bool socket_answers(void *arg)
 {
-	struct secbpf_err err = { { 0 } };
-	struct policy_decision d;
-	struct policy_inputs in;
-	struct svc_msg *m = calloc(1, sizeof(*m));
-	char text[4096];
-	int conn, len;
+	struct secbpf_err err;
+	int fd = svc_connect(arg, &err);
 
-	if (!m)
-		_exit(20);
-	while (n-- > 0) {
-		conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-		if (conn < 0)
-			_exit(21);
-		if (svc_recv(conn, m, &err) || m->hdr.type != SVC_REQ_POLICY)
-			_exit(22);
-		if (policy_read_peer(&in, conn, cfg, NULL, &err) ||
-		    policy_decide(&in, SECBPF_TIER_PRIVILEGED, &d, &err)) {
-			svc_send_error(conn, EIO, &err, "%s", err.msg);
-			close(conn);
-			continue;
-		}
-		len = policy_describe(&in, &d, text, sizeof(text));
-		if (len < 0 || svc_send(conn, SVC_REP_TEXT, text, (size_t)len, -1, &err))
-			_exit(23);
-		close(conn);
-	}
-	free(m);
-	_exit(0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
-Test(policy, daemon_decides_from_the_peer_not_from_its_files, .timeout = 60)
+/* Start secbpfd on dir/secbpfd.sock, with no programs and the service's
+ * own policy file policy. Returns its pid; the socket path is in sock. */
+static pid_t start_secbpfd(const char *dir, const char *policy, char *sock, size_t size)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *secbpfd = getenv("SECBPFD");
+	char cfg[512], programs[600], log[600];
+	pid_t pid;
+	int fd;
+
+	cr_assert(secbpfd, "SECBPFD is not set (run through meson test)");
+	snprintf(cfg, sizeof(cfg), "%s/service", dir);
+	snprintf(programs, sizeof(programs), "%s/programs.d", cfg);
+	snprintf(log, sizeof(log), "%s/secbpfd.log", dir);
+	cr_assert_eq(mkdir(cfg, 0755), 0);
+	cr_assert_eq(mkdir(programs, 0755), 0);
+	write_file(cfg, "secbpfd.conf", "# no programs: only the policy is asked\n");
+	snprintf(sock, size, "%s/secbpfd.sock", dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execl(secbpfd, "secbpfd", "--foreground", "--config", cfg, "--socket", sock,
+		      "--policy", policy, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(test_wait_for(socket_answers, sock, 30000), "secbpfd did not start (log: %s)",
+		  log);
+	return pid;
+}
+
+Test(policy, secbpfd_decides_from_the_peer_not_from_its_files, .timeout = 60)
+{
 	struct stage s;
-	char out[8192], sock_path[300];
-	const char *cfg;
-	int listener, rc, st;
+	char out[8192], sock[600];
+	const char *policy;
 	pid_t server;
+	int rc, st;
 
 	stage_secbpf(&s);
-	cfg = write_file(s.dir, "service.conf", "max_tier = privileged\n");
-	snprintf(sock_path, sizeof(sock_path), "%s/policy.sock", s.dir);
-	cr_assert_lt(strlen(sock_path), sizeof(sa.sun_path));
-	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	cr_assert_geq(listener, 0);
-	cr_assert_eq(bind(listener, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	cr_assert_eq(chmod(sock_path, 0666), 0);
-	cr_assert_eq(listen(listener, 4), 0);
-	server = fork();
-	cr_assert_geq(server, 0);
-	if (server == 0)
-		policy_responder(listener, cfg, 3);
-	close(listener);
+	policy = write_file(s.dir, "service-policy.conf", "max_tier = privileged\n");
+	server = start_secbpfd(s.dir, policy, sock, sizeof(sock));
 
 	/* root: privileged, by the service's file */
-	rc = test_shell(out, sizeof(out), "'%s' policy --daemon '%s'", s.secbpf, sock_path);
+	rc = test_shell(out, sizeof(out), "'%s' policy --daemon '%s'", s.secbpf, sock);
 	cr_assert_eq(rc, 0, "%s", out);
 	cr_assert(starts_with(out, "tier: privileged\n"), "%s", out);
-	cr_assert_not_null(strstr(out, "service.conf (trusted)"), "%s", out);
-	/* nobody: no capabilities */
-	rc = test_shell(out, sizeof(out), AS_NOBODY "'%s' policy -j --daemon '%s'", s.secbpf,
-			sock_path);
+	cr_assert_not_null(strstr(out, "service-policy.conf (trusted)"), "%s", out);
+	/* nobody: no capabilities; -j gives the same fields */
+	rc = test_shell(out, sizeof(out), AS_NOBODY "'%s' policy -j --daemon '%s'", s.secbpf, sock);
 	cr_assert_eq(rc, 0, "%s", out);
 	cr_assert_not_null(strstr(out, "\"tier\":\"unprivileged\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"decided_by\":\"capabilities\""), "%s", out);
 	cr_assert_not_null(strstr(out, "uid 65534"), "%s", out);
 	/* nobody in its own namespaces, with its own /etc: the service
 	 * neither reads that /etc nor counts those capabilities */
@@ -653,15 +647,20 @@ Test(policy, daemon_decides_from_the_peer_not_from_its_files, .timeout = 60)
 					 "printf \"max_tier = privileged\\nyama = ignore\\n\" > "
 					 "/etc/secbpf/policy.conf && exec \"$0\" policy --daemon "
 					 "\"$1\"' '%s' '%s'",
-			s.secbpf, sock_path);
+			s.secbpf, sock);
 	cr_assert_eq(rc, 0, "%s", out);
 	cr_assert(starts_with(out, "tier: unprivileged\n"), "%s", out);
 	cr_assert_not_null(strstr(out, "user-namespace: not the initial one"), "%s", out);
+	cr_assert_not_null(strstr(out, "service-policy.conf (trusted)"), "%s", out);
 	cr_assert_not_null(strstr(out, "uid 65534"), "%s", out);
+	/* --config is the local decision's; the service reads its own */
+	rc = test_shell(out, sizeof(out), "'%s' policy --daemon '%s' --config '%s'", s.secbpf, sock,
+			policy);
+	cr_assert_eq(rc, 2, "%s", out);
+	kill(server, SIGTERM);
 	cr_assert_eq(waitpid(server, &st, 0), server);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "responder status %#x", st);
 	/* no service there */
-	rc = test_shell(out, sizeof(out), "'%s' policy --daemon '%s'", s.secbpf, sock_path);
+	rc = test_shell(out, sizeof(out), "'%s' policy --daemon '%s'", s.secbpf, sock);
 	cr_assert_eq(rc, 2, "%s", out);
 	cr_assert(starts_with(out, "secbpf: policy: "), "%s", out);
 	test_remove_tree(s.dir);
