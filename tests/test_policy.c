@@ -308,6 +308,19 @@ Test(policy, root_with_a_privileged_policy_gets_privileged, .timeout = 60)
 	cr_assert(starts_with(out, "tier: privileged\n"), "%s", out);
 	cr_assert_not_null(strstr(out, "CAP_SYS_ADMIN in the initial user namespace"), "%s", out);
 	cr_assert_not_null(strstr(out, "policy.conf:2 sets max_tier = privileged"), "%s", out);
+	/* root with some capabilities taken away (capget decides) */
+	rc = test_shell(out, sizeof(out),
+			"setpriv --bounding-set -sys_admin '%s' policy --config '%s'", s.secbpf,
+			cfg);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(starts_with(out, "tier: privileged\n"), "%s", out);
+	cr_assert_not_null(strstr(out, "CAP_BPF and CAP_PERFMON in the initial"), "%s", out);
+	rc = test_shell(out, sizeof(out),
+			"setpriv --bounding-set -sys_admin,-bpf '%s' policy --config '%s'",
+			s.secbpf, cfg);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(starts_with(out, "tier: unprivileged\n"), "%s", out);
+	cr_assert_not_null(strstr(out, "decided-by: capabilities"), "%s", out);
 	/* nobody, with the same file: no capabilities */
 	rc = test_shell(out, sizeof(out), AS_NOBODY "'%s' policy --config '%s'", s.secbpf, cfg);
 	cr_assert_eq(rc, 0, "%s", out);

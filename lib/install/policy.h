@@ -127,8 +127,9 @@ int policy_decide(const struct policy_inputs *in, enum secbpf_tier requested,
 /*
  * Fill inputs for this process, from the kernel: POLICY_DEFAULT_PATH (or
  * config_path if not NULL; trusted only as said above), the Yama sysctl,
- * the effective capabilities of this process and whether it is in the
- * initial user namespace (policy_in_init_userns). Returns 0 or -errno.
+ * the effective capabilities of this process (capget) and whether it is
+ * in the initial user namespace (policy_in_init_userns). Returns 0 or
+ * -errno.
  */
 int policy_read_system(struct policy_inputs *in, const char *config_path, struct secbpf_err *err);
 

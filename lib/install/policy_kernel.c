@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
@@ -108,20 +109,27 @@ static int userns_of_pidfd(int pidfd, int procdir, struct policy_inputs *in)
 	return ret;
 }
 
-bool policy_in_init_userns(void)
+/* userns_of_pidfd for this process (1: the initial namespace). */
+static int userns_of_self(struct policy_inputs *in)
 {
-	struct policy_inputs in;
 	int pidfd, procdir, ret;
 
-	memset(&in, 0, sizeof(in));
 	pidfd = sys_pidfd_open(getpid());
 	procdir = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ret = userns_of_pidfd(pidfd, procdir, &in);
+	ret = userns_of_pidfd(pidfd, procdir, in);
 	if (procdir >= 0)
 		close(procdir);
 	if (pidfd >= 0)
 		close(pidfd);
-	return ret == 1;
+	return ret;
+}
+
+bool policy_in_init_userns(void)
+{
+	struct policy_inputs in;
+
+	memset(&in, 0, sizeof(in));
+	return userns_of_self(&in) == 1;
 }
 
 /* Whether the uid_map of procdir's process is the initial namespace's:
@@ -273,28 +281,33 @@ static void set_config(struct policy_inputs *in, const char *config_path, bool i
 						   sizeof(in->config_distrust));
 }
 
+/* This process's effective capabilities, from capget(2): no path. */
+static int own_capabilities(uint64_t *caps)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	*caps = 0;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	*caps = (uint64_t)data[1].effective << 32 | data[0].effective;
+	return 0;
+}
+
 int policy_read_system(struct policy_inputs *in, const char *config_path, struct secbpf_err *err)
 {
-	int pidfd, procdir, ret;
+	int ret;
 
 	memset(in, 0, sizeof(*in));
 	in->pid = getpid();
 	in->uid = geteuid();
 	in->gid = getegid();
 	in->ptrace_scope = read_ptrace_scope();
-	ret = proc_status_self_u64("CapEff", 16, &in->cap_effective);
-	if (ret) {
-		in->cap_effective = 0;
-		return err_set(err, -ret, "reading capabilities from /proc/self/status");
-	}
-	pidfd = sys_pidfd_open(in->pid);
-	procdir = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ret = userns_of_pidfd(pidfd, procdir, in);
-	if (procdir >= 0)
-		close(procdir);
-	if (pidfd >= 0)
-		close(pidfd);
-	in->in_init_userns = ret == 1;
+	ret = own_capabilities(&in->cap_effective);
+	if (ret)
+		return err_set(err, -ret, "capget: %s", strerror(-ret));
+	in->in_init_userns = userns_of_self(in) == 1;
 	set_config(in, config_path, in->in_init_userns);
 	return 0;
 }
