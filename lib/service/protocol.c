@@ -102,10 +102,7 @@ int svc_recv(int sock, struct svc_msg *m, struct secbpf_err *err)
 		{ .iov_base = m->payload, .iov_len = SVC_MAX_PAYLOAD + 1 },
 	};
 	struct msghdr mh = {
-		.msg_iov = iov,
-		.msg_iovlen = 2,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
+		.msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *c;
 	const char *bad = NULL;
@@ -278,7 +275,7 @@ void *svc_memfd_map(int fd, size_t max, size_t *len, int *error, struct secbpf_e
 	}
 	if (st.st_size <= 0 || (uint64_t)st.st_size > max) {
 		*error = err_set(err, EMSGSIZE, "memfd of %lld bytes (1 to %zu allowed)",
-				 (long long)st.st_size, max);
+				  (long long)st.st_size, max);
 		return NULL;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -120,9 +120,9 @@ struct svc_filter_entry {
 struct svc_msg {
 	struct svc_hdr hdr;
 	char payload[SVC_MAX_PAYLOAD + 1];
-	int fd;		/* -1 when none came */
-	bool has_creds; /* SCM_CREDENTIALS came (the socket has SO_PASSCRED) */
-	pid_t pid;	/* from SCM_CREDENTIALS */
+	int fd;		     /* -1 when none came */
+	bool has_creds;	     /* SCM_CREDENTIALS came (the socket has SO_PASSCRED) */
+	pid_t pid;	     /* from SCM_CREDENTIALS */
 	uid_t uid;
 	gid_t gid;
 };
