@@ -22,6 +22,7 @@ static const struct command {
 	{ "native-run", cmd_native_run,
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
+	{ "policy", cmd_policy, "print the tier this user would get, and why" },
 	{ "ps", cmd_ps, "list the processes under seccomp and their supervisors" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
