@@ -18,10 +18,13 @@ static const struct command {
 	{ "compile", cmd_compile, "compile a filter to the classic BPF the kernel runs" },
 	{ "dis", cmd_dis, "disassemble a filter (eBPF, or the compiled cBPF)" },
 	{ "dump", cmd_dump, "list and disassemble the seccomp filters of a process" },
+	{ "map", cmd_map, "print a live map of the filter attached to a process" },
 	{ "native-run", cmd_native_run,
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
+	{ "ps", cmd_ps, "list the processes under seccomp and their supervisors" },
 	{ "run", cmd_run, "run a command under filters" },
+	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
 };
