@@ -212,7 +212,7 @@ static int attach_listener(struct svc_server *srv, struct svc_handle *h, struct 
 				      name, srv->nattachments, SVC_MAX_ATTACH_PER_UID,
 				      SVC_MAX_ATTACHMENTS);
 	}
-	rc = svc_attach(srv, h, listener, uid, attaching_pid(m, &a), err);
+	rc = svc_attach(srv, h->prog, h->id, listener, uid, attaching_pid(m, &a), err);
 	if (rc)
 		return svc_send_error(h->ep.fd, -rc, err, "%s: %s", name, err->msg);
 	h->spent = true;
