@@ -41,6 +41,16 @@ static void runtime_close(struct svc_server *srv, struct svc_runtime_conn *r)
 	free(r);
 }
 
+static size_t runtime_conns_of(const struct svc_server *srv, uid_t uid)
+{
+	const struct svc_runtime_conn *r;
+	size_t n = 0;
+
+	for (r = srv->runtime_conns; r; r = r->next)
+		n += r->peer.uid == uid;
+	return n;
+}
+
 void svc_runtime_accept(struct svc_server *srv, struct svc_endpoint *ep)
 {
 	struct secbpf_err err = { { 0 } };
@@ -60,7 +70,11 @@ void svc_runtime_accept(struct svc_server *srv, struct svc_endpoint *ep)
 		r->ep.kind = SVC_EP_RUNTIME_CONN;
 		r->ep.fd = fd;
 		r->listener = -1;
-		if (svc_peer_read(fd, &r->peer, &err) || svc_watch(srv, &r->ep)) {
+		/* A runtime that connects and says nothing holds a slot: at
+		 * most SVC_MAX_CONNS_PER_UID of them per user. */
+		if (svc_peer_read(fd, &r->peer, &err) ||
+		    runtime_conns_of(srv, r->peer.uid) >= SVC_MAX_CONNS_PER_UID ||
+		    svc_watch(srv, &r->ep)) {
 			svc_peer_free(&r->peer);
 			close(fd);
 			free(r);

@@ -3,8 +3,9 @@
  * secbpfd's serving state (docs/secbpfd.md), one struct passed around:
  * the sockets it listens on, the client connections, the handles it
  * minted and the attachments it supervises. serve.c runs the event loop
- * and answers clients, handles.c answers handles, supervise.c runs one
- * supervisor per attachment.
+ * and answers clients, handles.c answers handles, runtime_agent.c takes
+ * container runtimes' listeners, supervise.c runs one supervisor per
+ * attachment.
  *
  * Threads: the event loop is the only thread that touches these lists.
  * Each attachment also has its supervisor's workers and a waiter thread,
