@@ -141,6 +141,13 @@ static void start_service(void)
 	cr_assert_eq(access(daemon, X_OK), 0, "%s: not built", daemon);
 	approve("comm", comm_src);
 	approve("count", count_src);
+	/* The service's tier cap: privileged (the system's file is not
+	 * consulted, so the test does not depend on it). */
+	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
+	f = fopen(conf, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "max_tier = privileged\n");
+	fclose(f);
 	snprintf(conf, sizeof(conf), "%s/secbpfd.conf", dir);
 	f = fopen(conf, "w");
 	cr_assert_not_null(f);
@@ -163,8 +170,9 @@ static void start_service(void)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		snprintf(log, sizeof(log), "%s/policy.conf", dir);
 		execl(daemon, daemon, "--foreground", "--config", dir, "--socket", sock_path,
-		      (char *)NULL);
+		      "--policy", log, (char *)NULL);
 		_exit(127);
 	}
 	cr_assert(test_wait_for(socket_exists, NULL, 20000), "secbpfd did not start");
@@ -494,6 +502,7 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 		struct secbpf_err err;
 		int h;
 
+		close(sv[1]);
 		become_nobody();
 		h = get_handle("comm", &err);
 		if (h < 0) {
@@ -508,6 +517,7 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 		struct secbpf_err err;
 		struct svc_msg m;
 
+		close(sv[0]);
 		become_nobody();
 		if (svc_recv(sv[1], &m, &err) || m.fd < 0)
 			_exit(93);
