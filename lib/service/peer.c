@@ -6,15 +6,12 @@
  * gains it nothing.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/proc_status.h"
 #include "install/policy.h"
 #include "service/peer.h"
 
@@ -55,63 +52,21 @@ void svc_peer_free(struct svc_peer *peer)
 	peer->ngroups = 0;
 }
 
-/* Whether the files dirfd/a and /proc/self/b are the same namespace. */
-static bool same_ns(int dirfd, const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return fstatat(dirfd, a, &sa, 0) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/*
- * The peer's effective capabilities and user namespace, read through one
- * /proc/PID directory fd. The uid in its status must still be the one
- * SO_PEERCRED gave: else the PID was reused (or the peer changed
- * credentials) and we know nothing, which counts as no capability.
- * TODO(policy): replaced by policy_read_peer() from branch s5-policy.
- */
-static void peer_inputs(const struct svc_peer *peer, struct policy_inputs *in)
-{
-	char path[32], status[PROC_STATUS_SIZE];
-	uint64_t ids[4], caps;
-	int dirfd;
-
-	in->cap_effective = 0;
-	in->in_init_userns = false;
-	if (peer->pid <= 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d", (int)peer->pid);
-	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return;
-	if (proc_status_read(dirfd, "status", status, sizeof(status)) > 0 &&
-	    proc_status_numbers(status, "Uid", 10, UINT32_MAX, ids, 4) == 0 &&
-	    ids[1] == peer->uid && proc_status_u64(status, "CapEff", 16, &caps) == 0) {
-		in->cap_effective = caps;
-		in->in_init_userns =
-			policy_in_init_userns() && same_ns(dirfd, "ns/user", "/proc/self/ns/user");
-	}
-	close(dirfd);
-}
-
-int svc_peer_policy(const struct svc_peer *peer, const char *policy_path, char *text, size_t size,
+int svc_peer_policy(int sock, const char *policy_path, char *text, size_t size,
 		    struct secbpf_err *err)
 {
 	struct policy_decision d;
 	struct policy_inputs in;
-	int rc, n;
+	int rc;
 
-	rc = policy_read_system(&in, policy_path, err);
+	rc = policy_read_peer(&in, sock, policy_path, NULL, err);
 	if (rc)
 		return rc;
-	peer_inputs(peer, &in);
 	rc = policy_decide(&in, SECBPF_TIER_PRIVILEGED, &d, err);
 	if (rc)
 		return rc;
-	n = snprintf(text, size, "tier: %s\nreason: %s\nuid: %u\n", secbpf_tier_name(d.tier),
-		     d.reason[0] ? d.reason : "granted", (unsigned int)peer->uid);
-	if (n < 0 || (size_t)n >= size)
-		return err_set(err, EOVERFLOW, "the policy answer does not fit");
-	return n;
+	rc = policy_describe(&in, &d, text, size);
+	if (rc < 0)
+		return err_set(err, -rc, "the policy answer does not fit");
+	return rc;
 }

@@ -27,14 +27,14 @@ int svc_peer_read(int sock, struct svc_peer *peer, struct secbpf_err *err);
 void svc_peer_free(struct svc_peer *peer);
 
 /*
- * The answer to SVC_REQ_POLICY: the tier peer would be granted if it
- * loaded a program itself, and why, as text ("tier: T\nreason: ...\n"),
- * decided by policy_decide() from the peer's effective capabilities (its
- * /proc/PID/status), whether it is in our (the initial) user namespace and
- * the policy file at policy_path (NULL: the system's). Returns the text's
- * length, or -errno with err set.
+ * The answer to SVC_REQ_POLICY on sock: the tier its peer would be
+ * granted if it loaded a program itself, and why, as `secbpf policy`
+ * prints it (policy_describe: "tier: T\n" first), decided from what the
+ * kernel says of the peer (policy_read_peer) and the policy file at
+ * policy_path (NULL: the system's). Returns the text's length, or -errno
+ * with err set.
  */
-int svc_peer_policy(const struct svc_peer *peer, const char *policy_path, char *text, size_t size,
+int svc_peer_policy(int sock, const char *policy_path, char *text, size_t size,
 		    struct secbpf_err *err);
 
 #endif

@@ -191,8 +191,8 @@ static int answer_handle(struct svc_server *srv, struct svc_conn *c, const struc
 /* SVC_REQ_POLICY: the tier this peer would get loading itself, and why. */
 static int answer_policy(struct svc_server *srv, struct svc_conn *c, struct secbpf_err *err)
 {
-	char text[1024];
-	int n = svc_peer_policy(&c->peer, srv->policy_path, text, sizeof(text), err);
+	char text[SVC_MAX_PAYLOAD];
+	int n = svc_peer_policy(c->ep.fd, srv->policy_path, text, sizeof(text), err);
 
 	if (n < 0)
 		return svc_send_error(c->ep.fd, -n, err, "policy: %s", err->msg);
