@@ -628,3 +628,33 @@ Test(handle, a_replayed_handle_is_refused)
 	cr_expect(strstr(msg, "once"), "%s", msg);
 	close(h);
 }
+
+/* What run refuses with a handle, before asking anyone. */
+Test(handle, run_refuses_options_that_do_not_go_with_a_handle)
+{
+	static const struct {
+		const char *args;
+		const char *msg;
+	} cases[] = {
+		{ "--prog a --fd 5", "--prog and --fd both" },
+		{ "--prog a -f x.o", "either its own objects or a handle" },
+		{ "--fd 5 --set X=1", "secbpfd loaded the program" },
+		{ "--prog a --stats", "secbpfd loaded the program" },
+		{ "--fd 5 --native", "secbpfd loaded the program" },
+		{ "--daemon /x -f x.o", "--daemon names the service" },
+		{ "--fd 2", "above 2" },
+		{ "--fd x", "not a file descriptor" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(shell("'%s' run %s -- true", getenv("SECBPF"), cases[i].args), 125,
+			     "%s: %s", cases[i].args, out);
+		cr_expect(strstr(out, cases[i].msg), "%s: %s", cases[i].args, out);
+	}
+	/* An fd that is not a handle: refused before CMD runs. */
+	cr_expect_eq(shell("'%s' run --fd 7 -- echo ran 7</dev/null", getenv("SECBPF")), 125, "%s",
+		     out);
+	cr_expect(strstr(out, "secbpf: run: --fd 7: fd 7 is not a handle"), "%s", out);
+	cr_expect(!strstr(out, "ran"), "%s", out);
+}
