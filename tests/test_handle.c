@@ -53,6 +53,15 @@ static const char comm_src[] = "SEC(\"seccomp\")\n"
 			       "	return SECCOMP_RET_ERRNO | (c[0] & 0xff);\n"
 			       "}\n";
 
+/* A stateless program: the kernel runs all of it, no listener. */
+static const char deny_src[] = "SEC(\"seccomp\")\n"
+			       "int deny(struct seccomp_data *ctx)\n"
+			       "{\n"
+			       "	if (ctx->nr == __NR_getpriority)\n"
+			       "		return SECCOMP_RET_ERRNO | 7;\n"
+			       "	return SECCOMP_RET_ALLOW;\n"
+			       "}\n";
+
 /* The count program of notify_probe (tests/test_supervisor.c): counts
  * getppid(0xc0) in a global, answers getppid(0x5ecb, i) with ERRNO(1 +
  * bits 10i.. of the count). */
@@ -141,6 +150,7 @@ static void start_service(void)
 	cr_assert_eq(access(daemon, X_OK), 0, "%s: not built", daemon);
 	approve("comm", comm_src);
 	approve("count", count_src);
+	approve("deny", deny_src);
 	/* The service's tier cap: privileged (the system's file is not
 	 * consulted, so the test does not depend on it). */
 	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
@@ -154,7 +164,8 @@ static void start_service(void)
 	fprintf(f, "# test_handle.c\n"
 		   "allow comm user=nobody tier=privileged\n"
 		   "allow count user=nobody\n"
-		   "allow count user=root\n");
+		   "allow count user=root\n"
+		   "allow deny user=nobody\n");
 	fclose(f);
 	snprintf(sock_path, sizeof(sock_path), "%s/secbpfd.sock", dir);
 	fflush(NULL);
@@ -460,6 +471,17 @@ Test(handle, nobody_runs_a_privileged_program_through_the_service)
 			   __NR_getpriority),
 		     125, "%s", out);
 	cr_expect(strstr(out, "privileged"), "%s", out);
+}
+
+/* A stateless program's handle: its filters are installed, no listener
+ * goes to the service. */
+Test(handle, nobody_runs_a_stateless_program_through_the_service)
+{
+	start_service();
+	cr_assert_eq(shell(AS_NOBODY "'%s' run --prog deny --daemon '%s' -- '%s' call %d", tool,
+			   sock_path, nprobe, __NR_getpriority),
+		     0, "%s", out);
+	cr_expect(strstr(out, "=-1/7\n"), "%s", out);
 }
 
 Test(handle, run_prog_refused_by_the_service_exits_125)
