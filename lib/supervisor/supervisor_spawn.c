@@ -12,13 +12,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
