@@ -85,6 +85,7 @@ static double run_target(char *const argv[])
 	char buf[256] = { 0 };
 	int p[2], st, ok = 0;
 	double ns = 0;
+	size_t len = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -99,11 +100,12 @@ static double run_target(char *const argv[])
 		_exit(127);
 	}
 	close(p[1]);
-	n = read(p[0], buf, sizeof(buf) - 1);
+	while (len < sizeof(buf) - 1 && (n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
 	close(p[0]);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		die(argv[0], "the target run failed (see above)");
-	if (n <= 0 || sscanf(buf, "%lf %d", &ns, &ok) != 2)
+	if (sscanf(buf, "%lf %d", &ns, &ok) != 2)
 		die(argv[0], "the target printed no timing");
 	if (!ok)
 		die(argv[0], "the program did not count every call");
