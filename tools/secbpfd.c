@@ -212,6 +212,7 @@ int main(int argc, char **argv)
 	struct svc_catalog cat;
 	struct svc_server srv;
 	int fds[SVC_MAX_LISTEN], nfds = 0, rc, rejected;
+	bool created = false; /* the socket is ours to remove (not systemd's) */
 
 	rc = parse_options(argc, argv, &o);
 	if (rc)
@@ -249,6 +250,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nfds = 1;
+		created = true;
 	}
 	memset(&srv, 0, sizeof(srv));
 	srv.cat = &cat;
@@ -260,7 +262,7 @@ int main(int argc, char **argv)
 		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets");
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
-	if (o.socket_path[0] != '@' && (o.foreground || nfds == 1))
+	if (created && o.socket_path[0] != '@')
 		unlink(o.socket_path);
 	if (srv.attachments) {
 		/* Their supervisors are threads of this process: the filtered
