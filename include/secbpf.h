@@ -6,8 +6,9 @@
  * values with errno set, and a readable message kept on the object.
  *
  * This header is the whole ABI: libsecbpf.so exports exactly the functions
- * declared here with SECBPF_API (version node SECBPF_0.1, lib/libsecbpf.map),
- * and nothing else; tests/check_abi.py keeps the three lists equal.
+ * declared here with SECBPF_API (version nodes SECBPF_0.1 and SECBPF_0.2,
+ * lib/libsecbpf.map), and nothing else; tests/check_abi.py keeps the three
+ * lists equal.
  *
  * Options structs. Every *_opts struct starts with size_t sz, which the
  * caller sets to sizeof the struct it was compiled with; a NULL opts means

@@ -53,6 +53,15 @@ static const char comm_src[] = "SEC(\"seccomp\")\n"
 			       "	return SECCOMP_RET_ERRNO | (c[0] & 0xff);\n"
 			       "}\n";
 
+/* A stateless program: the kernel runs all of it, no listener. */
+static const char deny_src[] = "SEC(\"seccomp\")\n"
+			       "int deny(struct seccomp_data *ctx)\n"
+			       "{\n"
+			       "	if (ctx->nr == __NR_getpriority)\n"
+			       "		return SECCOMP_RET_ERRNO | 7;\n"
+			       "	return SECCOMP_RET_ALLOW;\n"
+			       "}\n";
+
 /* The count program of notify_probe (tests/test_supervisor.c): counts
  * getppid(0xc0) in a global, answers getppid(0x5ecb, i) with ERRNO(1 +
  * bits 10i.. of the count). */
@@ -141,13 +150,22 @@ static void start_service(void)
 	cr_assert_eq(access(daemon, X_OK), 0, "%s: not built", daemon);
 	approve("comm", comm_src);
 	approve("count", count_src);
+	approve("deny", deny_src);
+	/* The service's tier cap: privileged (the system's file is not
+	 * consulted, so the test does not depend on it). */
+	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
+	f = fopen(conf, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "max_tier = privileged\n");
+	fclose(f);
 	snprintf(conf, sizeof(conf), "%s/secbpfd.conf", dir);
 	f = fopen(conf, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "# test_handle.c\n"
 		   "allow comm user=nobody tier=privileged\n"
 		   "allow count user=nobody\n"
-		   "allow count user=root\n");
+		   "allow count user=root\n"
+		   "allow deny user=nobody\n");
 	fclose(f);
 	snprintf(sock_path, sizeof(sock_path), "%s/secbpfd.sock", dir);
 	fflush(NULL);
@@ -163,8 +181,9 @@ static void start_service(void)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		snprintf(log, sizeof(log), "%s/policy.conf", dir);
 		execl(daemon, daemon, "--foreground", "--config", dir, "--socket", sock_path,
-		      (char *)NULL);
+		      "--policy", log, (char *)NULL);
 		_exit(127);
 	}
 	cr_assert(test_wait_for(socket_exists, NULL, 20000), "secbpfd did not start");
@@ -454,6 +473,17 @@ Test(handle, nobody_runs_a_privileged_program_through_the_service)
 	cr_expect(strstr(out, "privileged"), "%s", out);
 }
 
+/* A stateless program's handle: its filters are installed, no listener
+ * goes to the service. */
+Test(handle, nobody_runs_a_stateless_program_through_the_service)
+{
+	start_service();
+	cr_assert_eq(shell(AS_NOBODY "'%s' run --prog deny --daemon '%s' -- '%s' call %d", tool,
+			   sock_path, nprobe, __NR_getpriority),
+		     0, "%s", out);
+	cr_expect(strstr(out, "=-1/7\n"), "%s", out);
+}
+
 Test(handle, run_prog_refused_by_the_service_exits_125)
 {
 	start_service();
@@ -481,6 +511,7 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 {
 	int sv[2], pipefd[2], st;
 	pid_t giver, runner;
+	size_t len = 0;
 	ssize_t n;
 	char cmd[64];
 
@@ -494,6 +525,7 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 		struct secbpf_err err;
 		int h;
 
+		close(sv[1]);
 		become_nobody();
 		h = get_handle("comm", &err);
 		if (h < 0) {
@@ -508,6 +540,7 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 		struct secbpf_err err;
 		struct svc_msg m;
 
+		close(sv[0]);
 		become_nobody();
 		if (svc_recv(sv[1], &m, &err) || m.fd < 0)
 			_exit(93);
@@ -521,8 +554,10 @@ Test(handle, nobody_runs_with_a_handle_passed_over_a_socket)
 	close(pipefd[1]);
 	close(sv[0]);
 	close(sv[1]);
-	n = read(pipefd[0], out, sizeof(out) - 1);
-	out[n > 0 ? n : 0] = 0;
+	/* Everything the runner writes, to the end. */
+	while (len < sizeof(out) - 1 && (n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = 0;
 	close(pipefd[0]);
 	cr_assert_eq(waitpid(giver, &st, 0), giver);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "giver: %#x", st);
@@ -617,4 +652,34 @@ Test(handle, a_replayed_handle_is_refused)
 	cr_expect(strstr(msg, "the service refused the listener"), "%s", msg);
 	cr_expect(strstr(msg, "once"), "%s", msg);
 	close(h);
+}
+
+/* What run refuses with a handle, before asking anyone. */
+Test(handle, run_refuses_options_that_do_not_go_with_a_handle)
+{
+	static const struct {
+		const char *args;
+		const char *msg;
+	} cases[] = {
+		{ "--prog a --fd 5", "--prog and --fd both" },
+		{ "--prog a -f x.o", "either its own objects or a handle" },
+		{ "--fd 5 --set X=1", "secbpfd loaded the program" },
+		{ "--prog a --stats", "secbpfd loaded the program" },
+		{ "--fd 5 --native", "secbpfd loaded the program" },
+		{ "--daemon /x -f x.o", "--daemon names the service" },
+		{ "--fd 2", "above 2" },
+		{ "--fd x", "not a file descriptor" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(shell("'%s' run %s -- true", getenv("SECBPF"), cases[i].args), 125,
+			     "%s: %s", cases[i].args, out);
+		cr_expect(strstr(out, cases[i].msg), "%s: %s", cases[i].args, out);
+	}
+	/* An fd that is not a handle: refused before CMD runs. */
+	cr_expect_eq(shell("'%s' run --fd 7 -- echo ran 7</dev/null", getenv("SECBPF")), 125, "%s",
+		     out);
+	cr_expect(strstr(out, "secbpf: run: --fd 7: fd 7 is not a handle"), "%s", out);
+	cr_expect(!strstr(out, "ran"), "%s", out);
 }

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +38,8 @@ static char dir[4096];	/* scratch: config/, the socket, the log */
 static char cfg[4200];	/* the configuration directory */
 static char sock[4200]; /* the service's socket */
 static char logpath[4200];
-static char policy[4200]; /* the policy file the service is given */
+static char runtime_sock[4200]; /* the container runtimes' socket */
+static char policy[4200];	/* the policy file the service is given */
 static pid_t daemon_pid = -1;
 static char out[65536];
 
@@ -55,6 +57,7 @@ static void setup(void)
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);
 	snprintf(sock, sizeof(sock), "%s/secbpfd.sock", dir);
 	snprintf(logpath, sizeof(logpath), "%s/secbpfd.log", dir);
+	snprintf(runtime_sock, sizeof(runtime_sock), "%s/runtime.sock", dir);
 	snprintf(policy, sizeof(policy), "%s/policy.conf", dir);
 	shared = mmap(NULL, SHARED_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(shared, MAP_FAILED);
@@ -178,7 +181,7 @@ static void start_daemon(void)
 			setenv("ASAN_OPTIONS", opts, 1);
 		}
 		execl(getenv("SECBPFD"), "secbpfd", "--foreground", "--config", cfg, "--socket",
-		      sock, "--policy", policy, (char *)NULL);
+		      sock, "--policy", policy, "--runtime-socket", runtime_sock, (char *)NULL);
 		_exit(127);
 	}
 	cr_assert(test_wait_for(socket_answers, NULL, 60000), "secbpfd did not start: %s",
@@ -292,21 +295,20 @@ static const struct svc_filter_image *get_image(int handle, size_t *len, struct 
 
 /*
  * The minimal installer of these tests (the library's is
- * secbpf_handle_attach): the handle's filters installed on this process,
- * the listener handed back with SVC_REQ_ATTACH. The test programs notify
+ * secbpf_handle_attach): the handle's filters installed on this process
+ * (install_filters returns the listener, or 0 for a stateless program),
+ * the listener handed back with SVC_REQ_ATTACH (install_handle). The test programs notify
  * only getppid with magic arguments, so this process may itself send the
  * listener. Returns 0 or a negative errno with err set.
  */
-static int install_handle(int handle, struct secbpf_err *err)
+static int install_filters(int handle, struct secbpf_err *err)
 {
 	struct sock_fprog progs[SVC_FILTER_MAX];
 	const struct svc_filter_image *img;
-	struct svc_attach a = { .pid = getpid() };
-	struct svc_msg r;
 	const char *at;
 	size_t len, i;
 	bool listener = false;
-	int fd, rc;
+	int fd;
 
 	img = get_image(handle, &len, err);
 	if (!img)
@@ -327,8 +329,17 @@ static int install_handle(int handle, struct secbpf_err *err)
 	fd = attach_cbpf_stack(progs, img->nfilters, 0, listener ? SUPERVISOR_LISTENER_FLAGS : 0,
 			       err);
 	munmap((void *)img, len);
-	if (fd < 0 || !listener)
-		return fd < 0 ? fd : 0;
+	return fd;
+}
+
+static int install_handle(int handle, struct secbpf_err *err)
+{
+	struct svc_attach a = { .pid = getpid() };
+	struct svc_msg r;
+	int fd = install_filters(handle, err), rc;
+
+	if (fd <= 0)
+		return fd;
 	rc = svc_call(handle, SVC_REQ_ATTACH, &a, sizeof(a), fd, &r, err);
 	close(fd);
 	return rc;
@@ -1103,5 +1114,140 @@ Test(secbpfd, one_user_cannot_take_every_connection)
 	start_daemon();
 	cr_assert_eq(run_as(NOBODY, hold_connections, NULL), 0, "%s", shared);
 	cr_assert_str_eq(shared, "64 served, EMFILE seen 1");
+	still_served();
+}
+
+/* Attach counter, count 5, tell fds[1], wait on fds[0]. */
+static int nobody_counts_and_waits(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("counter", &err), *fds = arg, i;
+	char c;
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	for (i = 0; i < 5; i++)
+		syscall(SYS_getppid, 0xc0, 0);
+	if (write(fds[1], "x", 1) != 1 || read(fds[0], &c, 1) != 1)
+		return 2;
+	return 0;
+}
+
+Test(secbpfd, ps_and_map_dump_see_the_services_supervision)
+{
+	int to_child[2], to_parent[2], fds[2], st;
+	char c, expect[64];
+	pid_t pid;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(pipe(to_child), 0);
+	cr_assert_eq(pipe(to_parent), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		fds[0] = to_child[0];
+		fds[1] = to_parent[1];
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		_exit(nobody_counts_and_waits(fds));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	cr_assert_eq(read(to_parent[0], &c, 1), 1, "the client failed before attaching");
+	test_shell(out, sizeof(out), "ASAN_OPTIONS=detect_leaks=0 '%s' ps -j", getenv("SECBPF"));
+	snprintf(expect, sizeof(expect), "\"pid\":%d,", (int)pid);
+	cr_assert(strstr(out, expect), "%s", out);
+	cr_assert(strstr(out, "\"secbpfd\""), "%s", out);
+	test_shell(out, sizeof(out), "ASAN_OPTIONS=detect_leaks=0 '%s' map dump %d .bss",
+		   getenv("SECBPF"), (int)pid);
+	cr_assert(strstr(out, "value: 05 00 00 00 00 00 00 00"), "%s", out);
+	cr_assert_eq(write(to_child[1], "x", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
+/* A container runtime as crun's run.oci.seccomp.receiver: install
+ * counter's filters (from a handle: the same image), then send the state
+ * JSON naming arg's program with the listener over a SOCK_STREAM socket,
+ * and count 3 calls. */
+static int runtime_sends(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char state[1024], cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	int h = get_handle("counter", &err), listener, s, i;
+	long rc;
+
+	if (h < 0)
+		return say("%s", err.msg), 1;
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (strlen(runtime_sock) >= sizeof(sa.sun_path))
+		return say("socket path too long"), 1;
+	memcpy(sa.sun_path, runtime_sock, strlen(runtime_sock) + 1);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)))
+		return say("connect: %s", strerror(errno)), 1;
+	snprintf(state, sizeof(state),
+		 "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":%d,\"metadata\":\"\","
+		 "\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\","
+		 "\"pid\":%d,\"bundle\":\"/b\",\"annotations\":{\"secbpf.program\":\"%s\"}}}",
+		 (int)getpid(), (int)getpid(), (const char *)arg);
+	listener = install_filters(h, &err);
+	if (listener <= 0)
+		return say("%s", err.msg), 1;
+	iov.iov_base = state;
+	iov.iov_len = strlen(state);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
+		return say("sendmsg: %s", strerror(errno)), 1;
+	close(listener);
+	close(s);
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		rc = syscall(SYS_getppid, 0xc0, 0);
+		if (rc < 0)
+			return say("errno %d", errno), 0;
+	}
+	say("%lld", counter_value());
+	return 0;
+}
+
+Test(secbpfd, a_container_runtime_hands_its_listener)
+{
+	char expect[64];
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, runtime_sends, "counter"), 0, "%s", shared);
+	cr_assert_str_eq(shared, "3");
+	log_contains("counter: supervising pid");
+	log_contains("(runtime 0)");
+	/* A program the runtime's user may not use: refused (logged), and
+	 * the container fails closed. */
+	cr_assert_eq(run_as(NOBODY, runtime_sends, "plain"), 0, "%s", shared);
+	snprintf(expect, sizeof(expect), "errno %d", ENOSYS);
+	cr_assert_str_eq(shared, expect);
+	log_contains("runtime (uid 65534): plain: uid 65534 (the runtime) may not use this "
+		     "program");
+	/* Garbage from a runtime: logged, and the service goes on. */
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"printf 'not json' | python3 -c \"import socket,sys; "
+				"s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+				"s.sendall(sys.stdin.buffer.read()); s.close()\" '%s'",
+				runtime_sock),
+		     0, "%s", out);
+	cr_assert(test_wait_for(log_has, "the state is not JSON", 5000), "%s", out);
 	still_served();
 }

@@ -58,10 +58,10 @@ static void run_usage(FILE *f)
 		"\n"
 		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
 		"SIGSYS, a filter's KILL decided by the kernel; 137, SIGKILL, for one decided\n"
-		"by the supervisor); 125 if secbpf failed before running CMD (the service\n"
-		"refused, with its reason); 126 if CMD\n"
-		"could not be executed (no permission, or a filter denied execve); 127 if\n"
-		"CMD was not found.\n",
+		"by the supervisor); 125 if secbpf failed before running CMD (with --prog\n"
+		"or --fd: also when secbpfd refused, with its reason); 126 if CMD could not\n"
+		"be executed (no permission, or a filter denied execve); 127 if CMD was not\n"
+		"found.\n",
 		SUPERVISOR_MAX_WORKERS);
 }
 

@@ -5,7 +5,8 @@
  * (docs/secbpfd.md). This file is the command line, the socket and the
  * process settings; lib/service/ is the service.
  *
- *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--policy FILE] [--check]
+ *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--policy FILE]
+ *           [--runtime-socket PATH] [--check]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@
 
 struct secbpfd_options {
 	bool foreground, check;
-	const char *config_dir, *socket_path, *policy_path;
+	const char *config_dir, *socket_path, *policy_path, *runtime_path;
 };
 
 static void usage(FILE *f)
@@ -83,6 +84,7 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		{ "socket", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "runtime-socket", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	struct cli_options co;
@@ -108,6 +110,9 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 			break;
 		case 'C':
 			o->check = true;
+			break;
+		case 'r':
+			o->runtime_path = optarg;
 			break;
 		}
 	}
@@ -139,9 +144,9 @@ static void remove_stale_socket(const char *path)
 		unlink(path);
 }
 
-/* The client socket at path: any local user may connect (what each may
- * do is decided from its SO_PEERCRED), so it is 0666. */
-static int open_socket(const char *path)
+/* A listening socket of type at path: any local user may connect (what
+ * each may do is decided from its SO_PEERCRED), so it is 0666. */
+static int open_socket(const char *path, int type)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t plen = strlen(path);
@@ -161,7 +166,7 @@ static int open_socket(const char *path)
 	if (!strcmp(path, SVC_DEFAULT_SOCKET))
 		mkdir("/run/secbpf", 0755);
 	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + (path[0] != '@'));
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fail_msg("socket", "%s", strerror(errno));
 		return -1;
@@ -241,29 +246,41 @@ int main(int argc, char **argv)
 		rc = rejected ? EXIT_REJECTED : 0;
 		goto out;
 	}
+	memset(&srv, 0, sizeof(srv));
+	srv.runtime_fd = -1;
+	if (o.runtime_path) {
+		srv.runtime_fd = open_socket(o.runtime_path, SOCK_STREAM);
+		if (srv.runtime_fd < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (!o.foreground)
 		nfds = activated_sockets(fds, SVC_MAX_LISTEN);
 	if (nfds == 0) {
-		fds[0] = open_socket(o.socket_path);
+		fds[0] = open_socket(o.socket_path, SOCK_SEQPACKET);
 		if (fds[0] < 0) {
+			if (srv.runtime_fd >= 0)
+				close(srv.runtime_fd);
 			rc = EXIT_USAGE;
 			goto out;
 		}
 		nfds = 1;
 		created = true;
 	}
-	memset(&srv, 0, sizeof(srv));
 	srv.cat = &cat;
 	srv.policy_path = o.policy_path;
 	srv.log = stderr;
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	fprintf(stderr, "secbpfd: serving %zu program%s on %s\n", cat.n - (size_t)rejected,
 		cat.n - (size_t)rejected == 1 ? "" : "s",
-		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets");
+		created ? o.socket_path : "the activated sockets");
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
 	if (created && o.socket_path[0] != '@')
 		unlink(o.socket_path);
+	if (o.runtime_path && o.runtime_path[0] != '@')
+		unlink(o.runtime_path);
 	if (srv.attachments) {
 		/* Their supervisors are threads of this process: the filtered
 		 * processes fail closed (ENOSYS) as we exit. */

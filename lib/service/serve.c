@@ -279,6 +279,20 @@ static int open_signals(struct svc_server *srv)
 	return srv->sigfd < 0 ? -errno : 0;
 }
 
+/* A listening socket, non-blocking, into srv->listen (closed at exit). */
+static int watch_listening(struct svc_server *srv, int fd, enum svc_endpoint_kind kind)
+{
+	int flags = fcntl(fd, F_GETFL);
+	struct svc_endpoint *ep = &srv->listen[srv->nlisten];
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK))
+		return -errno;
+	ep->kind = kind;
+	ep->fd = fd;
+	srv->nlisten++;
+	return svc_watch(srv, ep);
+}
+
 static int serve_setup(struct svc_server *srv, const int *listen_fds, size_t n)
 {
 	size_t i;
@@ -298,17 +312,12 @@ static int serve_setup(struct svc_server *srv, const int *listen_fds, size_t n)
 	if ((rc = svc_watch(srv, &srv->signal_ep)) || (rc = svc_watch(srv, &srv->done_ep)))
 		return rc;
 	for (i = 0; i < n && i < SVC_MAX_LISTEN; i++) {
-		int flags = fcntl(listen_fds[i], F_GETFL);
-
-		if (flags < 0 || fcntl(listen_fds[i], F_SETFL, flags | O_NONBLOCK))
-			return -errno;
-		srv->listen[i].kind = SVC_EP_LISTEN;
-		srv->listen[i].fd = listen_fds[i];
-		srv->nlisten = i + 1;
-		rc = svc_watch(srv, &srv->listen[i]);
+		rc = watch_listening(srv, listen_fds[i], SVC_EP_LISTEN);
 		if (rc)
 			return rc;
 	}
+	if (srv->runtime_fd >= 0)
+		return watch_listening(srv, srv->runtime_fd, SVC_EP_RUNTIME_LISTEN);
 	return 0;
 }
 
@@ -319,6 +328,7 @@ static void serve_teardown(struct svc_server *srv)
 	while (srv->conns)
 		conn_close(srv, srv->conns);
 	svc_handles_close_all(srv);
+	svc_runtime_close_all(srv);
 	for (i = 0; i < srv->nlisten; i++)
 		close(srv->listen[i].fd);
 	srv->nlisten = 0;
@@ -369,6 +379,12 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 				break;
 			case SVC_EP_CONN:
 				serve_conn(srv, (struct svc_conn *)ep);
+				break;
+			case SVC_EP_RUNTIME_LISTEN:
+				svc_runtime_accept(srv, ep);
+				break;
+			case SVC_EP_RUNTIME_CONN:
+				svc_runtime_serve(srv, (struct svc_runtime_conn *)ep);
 				break;
 			case SVC_EP_HANDLE:
 				svc_handle_serve(srv, (struct svc_handle *)ep);

@@ -58,14 +58,19 @@ static void *attachment_waiter(void *arg)
 	return NULL;
 }
 
-int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t uid, pid_t pid,
-	       struct secbpf_err *err)
+int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id, int listener,
+	       uid_t uid, pid_t pid, struct secbpf_err *err)
 {
-	struct svc_program *p = h->prog;
 	struct supervisor_opts so = {
 		.sz = sizeof(so),
 		.nworkers = srv->cat->workers, /* the runtime's PERCPU slots */
 		.log = srv->log,
+		/* The control socket (secbpf ps, map dump, dump): shown as the
+		 * service's, reachable by the attaching process's owner (and
+		 * root), who may read the program's maps, which every user of
+		 * the program shares. */
+		.kind = "secbpfd",
+		.target_pid = pid,
 	};
 	struct svc_attachment *a;
 	int rc;
@@ -81,7 +86,7 @@ int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t
 	}
 	a->srv = srv;
 	a->prog = p;
-	a->handle_id = h->id;
+	a->handle_id = handle_id;
 	a->uid = uid;
 	a->pid = pid;
 	a->sv = supervisor_new(listener, p->plan.sv_progs, p->plan.n, &so, err);
@@ -106,8 +111,9 @@ int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t
 	srv->attachments = a;
 	srv->nattachments++;
 	if (srv->log)
-		fprintf(srv->log, "secbpfd: %s: supervising pid %d for uid %u (handle %llu)\n",
-			p->conf->name, (int)pid, (unsigned int)uid, (unsigned long long)h->id);
+		fprintf(srv->log, "secbpfd: %s: supervising pid %d for uid %u (%s %llu)\n",
+			p->conf->name, (int)pid, (unsigned int)uid,
+			handle_id ? "handle" : "runtime", (unsigned long long)handle_id);
 	return 0;
 }
 

@@ -12,13 +12,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -386,36 +386,6 @@ static int resolve_exe(const struct spawn_opts *o, const char **exe, struct secb
 	return 0;
 }
 
-/* A sealed memfd holding bytes. Returns the fd or -errno. */
-static int sealed_memfd(const char *name, const void *buf, size_t size)
-{
-	const char *p = buf;
-	size_t done = 0;
-	ssize_t w;
-	int fd, e;
-
-	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	while (done < size) {
-		w = write(fd, p + done, size - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			e = w < 0 ? errno : EIO;
-			close(fd);
-			return -e;
-		}
-		done += (size_t)w;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
-		e = errno;
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
 /* What the caller allocates for one spawn; freed by spawn_release. */
 struct spawn_res {
 	int handoff_fd;
@@ -532,10 +502,12 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 	r->handoff_fd = -1;
 	r->nimages = 1;
 	for (i = 0; i < n; i++) {
-		rc = sealed_memfd("secbpf-object", t[i].obj->image, t[i].obj->image_size);
-		if (rc < 0)
-			return err_set(err, -rc, "%s: cannot pass the object to the supervisor: %s",
-				       t[i].obj->path, strerror(-rc));
+		rc = svc_memfd_sealed("secbpf-object", t[i].obj->image, t[i].obj->image_size, err);
+		if (rc < 0) {
+			err_prefix(err, "%s: cannot pass the object to the supervisor",
+				   t[i].obj->path);
+			return rc;
+		}
 		r->image_fds[r->nimages++] = rc;
 	}
 	strcpy(r->listener_arg, "-1");
