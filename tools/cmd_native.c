@@ -396,6 +396,12 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 		free(t);
 		return EXIT_RUN_FAILED;
 	}
+	if (stats && cli_stats_check(stats_path)) {
+		native_release(t, np, n);
+		free(np);
+		free(t);
+		return EXIT_RUN_FAILED;
+	}
 	path = cli_resolve_command(what, cmd_argv[0], &status);
 	if (path) {
 		status = native_exec(&abi, np, n, path, cmd_argv);

@@ -28,6 +28,7 @@ struct run_options {
 	struct cli_sets sets;	 /* --set */
 	bool stats;		 /* --stats[=FILE] */
 	const char *stats_path;	 /* FILE, or NULL: stderr */
+	bool json;		 /* -j: --stats as JSON */
 	bool events;		 /* --events[=FILE] */
 	const char *events_path; /* FILE, or NULL: stderr */
 	unsigned int nworkers;	 /* --workers: supervisor threads = PERCPU slots */
@@ -122,7 +123,7 @@ int run_serve(pid_t pid, bool reaped, int listener, const struct run_supervision
 
 /* --stats: the stateful programs' globals and map entries, to path or
  * stderr, once the workers have stopped. */
-void run_stats(const struct run_state *s, const char **specs, const char *path);
+void run_stats(const struct run_state *s, const char **specs, const char *path, bool json);
 
 /* --events: a reader for the stateful programs' ring buffers, into
  * s->events (and s->events_file). Returns 0, or -1 after printing why. */
