@@ -2,28 +2,25 @@
 /*
  * `secbpf test OBJ[:PROG] --nr NAME|NUMBER ...`: run a filter once on a
  * seccomp_data given on the command line, with fresh maps, and print the
- * action the kernel would take (docs/design.md §5).
+ * action the kernel would take (docs/design.md §5); with --cbpf, run the
+ * compiled classic BPF as the kernel would; with --batch, a list of
+ * syscalls against one set of maps (tools/test_batch.c).
  */
-#include <errno.h>
 #include <getopt.h>
-#include <linux/audit.h>
-#include <seccomp.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Internal headers: vm/runtime.h, to run the program once (see
- * test_run_once for why not secbpf_program__test_run), and
- * install/action.h, to print the action as docs/design.md §5 says. */
-#include "install/action.h"
 #include "cli.h"
-#include "vm/runtime.h"
+#include "test_eval.h"
 
 static void test_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secbpf test OBJ[:PROG] --nr NAME|NUMBER [--arch NAME|NUMBER] [--ip N]\n"
-		"                   [--arg N]... [--set VAR=VALUE]...\n"
+		"                   [--arg N]... [--cbpf] [-j] [--set VAR=VALUE]...\n"
+		"       secbpf test OBJ[:PROG] --batch FILE [--cbpf] [-j] [--set VAR=VALUE]...\n"
 		"\n"
 		"Run the program once on the given seccomp_data, with fresh maps, and\n"
 		"print the action the kernel would take: ALLOW, ERRNO(n), KILL_PROCESS,\n"
@@ -35,209 +32,131 @@ static void test_usage(FILE *f)
 		"                   AUDIT_ARCH_* number (default: the native arch)\n"
 		"  --ip N           instruction_pointer (default 0)\n"
 		"  --arg N          args[0], args[1], ... in order (missing ones are 0)\n"
+		"  --cbpf           run the classic BPF that `secbpf run` installs, on the\n"
+		"                   simulator, as the kernel would; print the action and\n"
+		"                   who decides: 'kernel', or 'supervisor' where the filter\n"
+		"                   notifies and the program runs in the supervisor\n"
+		"  --batch FILE     one syscall per line of FILE ('-': stdin), written as\n"
+		"                   the options above (--nr close --arg 999); blank lines\n"
+		"                   and # comments are skipped; one action per line, with\n"
+		"                   the maps kept from line to line\n"
+		"  -j, --json       print one JSON document: {\"action\", \"ret\", \"errno\" or\n"
+		"                   \"data\", \"decided_by\" (--cbpf)}; with --batch,\n"
+		"                   {\"results\": [...]} with the \"line\" of each\n"
 		"  --set VAR=VALUE  write a const volatile global before loading\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Numbers are decimal or 0x hex, over the full unsigned 64-bit range.\n"
-		"Exit status: 0 after printing the action, 1 if the program faulted\n"
-		"at run time, 2 on a usage or input error.\n");
+		"Exit status: 0 after printing the actions, 1 if the program faulted\n"
+		"at run time, 2 on a usage or input error (a bad --batch line included:\n"
+		"the file is checked whole before any line runs).\n");
 }
 
-/* Parse a decimal or 0x-hex number (a leading '-' negates, two's
- * complement). Returns 0, or -1 if s is not entirely a number in range. */
-static int parse_u64(const char *s, uint64_t *out)
+/* The command line of test, besides the syscall options. */
+struct test_options {
+	struct test_syscall_args args;
+	bool given; /* some syscall option was given */
+	bool cbpf;
+	bool json;
+	const char *batch;
+	struct cli_sets sets;
+};
+
+/* Parse argv into o; returns 0, 1 after --help, -1 after printing why. */
+static int test_parse(int argc, char **argv, struct test_options *o, const char **spec)
 {
-	bool neg = false;
-	char *end;
-	int base = 10;
+	static const struct option longopts[] = {
+		{ "nr", required_argument, NULL, TEST_OPT_NR },
+		{ "arch", required_argument, NULL, TEST_OPT_ARCH },
+		{ "ip", required_argument, NULL, TEST_OPT_IP },
+		{ "arg", required_argument, NULL, TEST_OPT_ARG },
+		{ "cbpf", no_argument, NULL, 'C' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	struct cli_options opts;
+	int c;
 
-	if (*s == '-') {
-		neg = true;
-		s++;
-	}
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, base);
-	if (errno || *end)
-		return -1;
-	if (neg)
-		*out = -*out;
-	return 0;
-}
-
-/* Resolve --arch: the AUDIT_ARCH value for seccomp_data and the
- * libseccomp arch token used to resolve syscall names. */
-static int parse_arch(const char *s, uint32_t *audit, uint32_t *token)
-{
-	uint64_t n;
-
-	if (!strcmp(s, "i386"))
-		s = "x86";
-	if (parse_u64(s, &n) == 0) {
-		if (n > UINT32_MAX)
-			return -1;
-		*audit = (uint32_t)n;
-		/* libseccomp's tokens are the AUDIT_ARCH values (x32 aside), so
-		 * the matching arch resolves names; none matching is fine for
-		 * numeric syscalls. */
-		*token = *audit;
-		return 0;
-	}
-	*token = seccomp_arch_resolve_name(s);
-	if (!*token)
-		return -1;
-	/* The kernel reports x32 tasks with AUDIT_ARCH_X86_64 (bit 30 of nr
-	 * tells them apart); libseccomp's x32 token is not an audit arch. */
-	*audit = *token == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64 : *token;
-	return 0;
-}
-
-static int parse_nr(const char *s, uint32_t token, int32_t *nr)
-{
-	uint64_t n;
-	int r;
-
-	if (parse_u64(s, &n) == 0) {
-		if ((int64_t)n < INT32_MIN || ((int64_t)n > INT32_MAX && n > UINT32_MAX)) {
-			cli_error("--nr", "%s does not fit in 32 bits", s);
-			return -1;
+	cli_options_init(&opts, argc, argv, "j", longopts, test_usage, &o->sets);
+	while ((c = cli_options_next(&opts)) > 0) {
+		switch (c) {
+		case 'C':
+			o->cbpf = true;
+			break;
+		case 'B':
+			o->batch = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		default:
+			o->given = true;
+			if (test_syscall_option(&o->args, c, optarg))
+				return -1;
 		}
-		*nr = (int32_t)(uint32_t)n;
-		return 0;
 	}
-	/* libseccomp returns negative pseudo numbers for syscalls that do not
-	 * exist on an arch; those are never valid in seccomp_data. */
-	r = seccomp_syscall_resolve_name_arch(token, s);
-	if (r < 0) {
-		cli_error("--nr", "no syscall named '%s' on this arch", s);
+	if (c < 0)
+		return c == CLI_OPTIONS_HELP ? 1 : -1;
+	*spec = cli_one_target(&opts, "test");
+	if (!*spec)
+		return -1;
+	if (o->batch && o->given) {
+		cli_error("test", "--batch takes the syscalls from its FILE: give --nr, --arch, "
+				  "--ip and --arg there, not here");
 		return -1;
 	}
-	*nr = r;
 	return 0;
 }
 
-/* --ip and --arg: a decimal or 0x hex number. Returns 0, or -1 after
- * printing why. */
-static int parse_number_option(const char *option, const char *arg, uint64_t *v)
+/* One syscall from the command line. Returns test's exit status. */
+static int test_one(struct test_eval *e, const struct test_options *o)
 {
-	if (parse_u64(arg, v) == 0)
-		return 0;
-	cli_error(option, "'%s' is not a decimal or 0x hex number", arg);
-	return -1;
-}
+	struct test_syscall s = { .line = 0 };
+	struct test_result r;
+	int status;
 
-/* --arch (or the native arch) into sd->arch and the libseccomp token that
- * resolves --nr names, then --nr into sd->nr. Returns 0, or -1 after
- * printing why. */
-static int test_syscall(const char *arch_arg, const char *nr_arg, struct seccomp_data *sd)
-{
-	uint32_t token;
-
-	if (!nr_arg) {
-		cli_error("test", "--nr is required (a syscall name or number)");
-		return -1;
-	}
-	if (arch_arg) {
-		if (parse_arch(arch_arg, &sd->arch, &token)) {
-			cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
-				  arch_arg);
-			return -1;
-		}
-	} else {
-		token = seccomp_arch_native();
-		sd->arch = token;
-	}
-	return parse_nr(nr_arg, token, &sd->nr);
-}
-
-/*
- * Run t's program once on sd with fresh maps and print the action. The
- * runtime, not secbpf_program__test_run(): that one returns the same kind
- * of error for a program that cannot be set up (exit 2) and for one that
- * faulted (exit 1).
- */
-static int test_run_once(struct cli_target *t, const char *spec, const struct seccomp_data *sd)
-{
-	struct secbpf_err err = { { 0 } };
-	struct runtime *rt;
-	int status = 0;
-	uint32_t ret;
-	char out[32];
-
-	rt = runtime_new(t->obj, t->prog, &err);
-	if (!rt) {
-		cli_error(spec, "%s", err.msg);
+	if (test_syscall_resolve(&o->args, &s.sd))
 		return EXIT_USAGE;
-	}
-	if (runtime_run(rt, sd, &ret, &err)) {
-		cli_error(spec, "the program faulted: %s", err.msg);
-		status = EXIT_REJECTED;
-	} else {
-		printf("%s\n", action_format(ret, out, sizeof(out)));
-	}
-	runtime_free(rt);
-	return status;
+	status = test_eval_run(e, &s, &r);
+	if (status)
+		return status;
+	if (o->json)
+		test_json_print(test_result_json(&s, &r));
+	else
+		test_result_print(stdout, &r);
+	return 0;
 }
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nr", required_argument, NULL, 'n' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "ip", required_argument, NULL, 'i' },
-		{ "arg", required_argument, NULL, 'g' },
-		{ 0 },
-	};
-	const char *nr_arg = NULL, *arch_arg = NULL, *spec;
-	struct cli_sets sets = { .max = 64 };
-	struct seccomp_data sd = { 0 };
-	struct cli_options o;
+	struct test_options o = { .sets = { .max = 64 } };
 	struct cli_target t;
-	int nargs = 0, c, status = EXIT_USAGE;
-	uint64_t v;
+	struct test_eval e;
+	const char *spec;
+	int rc, status = EXIT_USAGE;
 
-	cli_options_init(&o, argc, argv, "", longopts, test_usage, &sets);
-	while ((c = cli_options_next(&o)) > 0) {
-		switch (c) {
-		case 'n':
-			nr_arg = optarg;
-			break;
-		case 'a':
-			arch_arg = optarg;
-			break;
-		case 'i':
-			if (parse_number_option("--ip", optarg, &v))
-				goto out;
-			sd.instruction_pointer = v;
-			break;
-		case 'g':
-			if (nargs == 6) {
-				cli_error("--arg", "a syscall has at most 6 arguments");
-				goto out;
-			}
-			if (parse_number_option("--arg", optarg, &v))
-				goto out;
-			sd.args[nargs++] = v;
-			break;
-		}
-	}
-	if (c < 0) {
-		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
+	rc = test_parse(argc, argv, &o, &spec);
+	if (rc) {
+		status = rc > 0 ? 0 : EXIT_USAGE;
 		goto out;
 	}
-	spec = cli_one_target(&o, "test");
-	if (!spec || test_syscall(arch_arg, nr_arg, &sd))
+	/* A bad --nr fails before the object is compiled or loaded. */
+	if (!o.batch) {
+		struct seccomp_data sd;
+
+		if (test_syscall_resolve(&o.args, &sd))
+			goto out;
+	}
+	if (cli_open_target(spec, &o.sets, &t))
 		goto out;
-	if (cli_open_target(spec, &sets, &t))
-		goto out;
-	status = test_run_once(&t, spec, &sd);
+	status = test_eval_init(&e, &t, spec, o.cbpf);
+	if (!status) {
+		status = o.batch ? test_batch(&e, o.batch, o.json) : test_one(&e, &o);
+		test_eval_free(&e);
+	}
 	cli_close(&t);
 out:
-	cli_sets_free(&sets);
+	cli_sets_free(&o.sets);
 	return status;
 }
