@@ -170,6 +170,7 @@ int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

@@ -239,12 +239,25 @@ static int run_start(struct run_state *s, const struct run_options *o)
 	events_stop(s->events);
 	if (o->stats)
 		run_stats(s, o->specs, o->stats_path, o->json);
+	if (o->done)
+		o->done(s, o->done_arg);
+	return status;
+}
+
+int run_under_supervisor(const struct run_options *o)
+{
+	struct run_state s = { .agent_fd = -1 };
+	int status;
+
+	status = run_prepare(&s, o);
+	if (status == 0)
+		status = run_start(&s, o);
+	run_state_release(&s);
 	return status;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_state s = { .agent_fd = -1 };
 	struct run_options o;
 	int rc, status;
 
@@ -256,12 +269,8 @@ int cmd_run(int argc, char **argv)
 		 * user-space machinery of this file takes part. */
 		status = cli_native_run("run", o.specs, o.nspecs, &o.sets, o.stats, o.stats_path,
 					o.cmd_argv);
-	else {
-		status = run_prepare(&s, &o);
-		if (status == 0)
-			status = run_start(&s, &o);
-	}
-	run_state_release(&s);
+	else
+		status = run_under_supervisor(&o);
 	run_options_free(&o);
 	return status;
 }

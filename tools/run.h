@@ -21,6 +21,8 @@
 #include "supervisor/supervisor.h"
 #include "vm/events.h"
 
+struct run_state;
+
 /* The command line of run (docs/design.md §5). */
 struct run_options {
 	const char **specs; /* -f OBJ[:PROG], in order */
@@ -35,6 +37,10 @@ struct run_options {
 	bool native;		 /* --native */
 	const char *agent_path;	 /* --agent SOCKET, or NULL */
 	char **cmd_argv;	 /* CMD [ARG]... */
+	/* Called once every filtered process is gone, with the supervisor's
+	 * runtimes in s->plan (a stateful stack only): `secbpf record`. */
+	void (*done)(const struct run_state *s, void *arg);
+	void *done_arg;
 };
 
 /*
@@ -55,6 +61,13 @@ struct run_state {
 	FILE *events_file;	/* --events=FILE */
 	int agent_fd;		/* connected to --agent, or -1 */
 };
+
+/*
+ * Load, verify and plan o's filters, run CMD under them (this process its
+ * supervisor when they need one) and release everything. Returns run's
+ * exit status (docs/design.md §5).
+ */
+int run_under_supervisor(const struct run_options *o);
 
 /*
  * What the child tells the parent, through a MAP_SHARED page: plain

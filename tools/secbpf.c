@@ -21,6 +21,7 @@ static const struct command {
 	{ "native-run", cmd_native_run,
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
+	{ "record", cmd_record, "run a command and write an allowlist filter of its syscalls" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
