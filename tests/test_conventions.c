@@ -210,7 +210,8 @@ Test(conventions, stats_file_is_checked_before_cmd_runs)
 
 	cr_assert_eq(secbpf("run --stats=nodir/stats.txt -f '%s' -- touch ran", f), 125, "%s", out);
 	cr_expect(strstr(out, "nodir/stats.txt: cannot write the stats"), "%s", out);
-	cr_expect_neq(access(in_dir("ran"), F_OK), 0, "CMD ran although --stats=FILE cannot be written");
+	cr_expect_neq(access(in_dir("ran"), F_OK), 0,
+		      "CMD ran although --stats=FILE cannot be written");
 	/* A good FILE gets the stats once CMD is done. */
 	cr_assert_eq(secbpf("run --stats=stats.txt -f '%s' -- '%s' && cat stats.txt", f, probe), 0,
 		     "%s", out);

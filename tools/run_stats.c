@@ -103,7 +103,8 @@ void run_stats(const struct run_state *s, const char **specs, const char *path, 
 			if (json)
 				json_object_object_add(
 					jvars, v->name,
-					cli_json_value((const uint8_t *)value + v->offset, v->size));
+					cli_json_value((const uint8_t *)value + v->offset,
+						       v->size));
 			else
 				cli_stats_var(f, specs[i], v->name,
 					      (const uint8_t *)value + v->offset, v->size);
@@ -127,8 +128,8 @@ void run_stats(const struct run_state *s, const char **specs, const char *path, 
 	}
 	if (json) {
 		fprintf(f, "%s\n",
-			json_object_to_json_string_ext(jdoc, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_to_json_string_ext(
+				jdoc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(jdoc);
 	}
 	cli_stats_close(f, path);

@@ -132,17 +132,18 @@ static int worker_decide(struct supervisor_worker *w, struct target *t, uint32_t
 
 /* Say why the supervisor killed a process: its exit status (137, SIGKILL)
  * does not tell a filter's KILL from any other SIGKILL. */
-static void log_kill(struct supervisor *sv, const struct seccomp_notif *req,
-		     const struct target *t, uint32_t ret)
+static void log_kill(struct supervisor *sv, const struct seccomp_notif *req, const struct target *t,
+		     uint32_t ret)
 {
 	const char *abi = syscall_abi_name(req->data.arch, req->data.nr);
 	char name[64], action[32];
 
 	syscall_name(req->data.arch, req->data.nr, name, sizeof(name));
-	supervisor_log(sv, "killed process %d (SIGKILL): a filter returned %s for its %s syscall %s%s%d%s",
-		       (int)t->tgid, action_format(ret, action, sizeof(action)),
-		       abi ? abi : "unknown-arch", name, name[0] ? " (" : "", req->data.nr,
-		       name[0] ? ")" : "");
+	supervisor_log(
+		sv, "killed process %d (SIGKILL): a filter returned %s for its %s syscall %s%s%d%s",
+		(int)t->tgid, action_format(ret, action, sizeof(action)),
+		abi ? abi : "unknown-arch", name, name[0] ? " (" : "", req->data.nr,
+		name[0] ? ")" : "");
 }
 
 /*
