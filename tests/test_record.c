@@ -148,3 +148,39 @@ Test(record, exit_status_output_and_errors)
 	cr_assert_eq(secbpf("record --bogus -- true"), 125, "%s", out);
 	cr_expect(strstr(out, "try 'secbpf record --help'"), "%s", out);
 }
+
+Test(record, recording_needs_no_privileges)
+{
+	char tool_dir[64], tool[4096], probe_dir[64], staged_probe[4096], work[4200];
+	int rc;
+
+	if (access("/usr/bin/setpriv", X_OK)) {
+		test_skip_unless_ci("setpriv(1) is needed to record unprivileged");
+		return;
+	}
+	/* uid 65534 runs copies under /tmp (the build directory may be out
+	 * of its reach), with the filter headers next to them, and writes
+	 * into a directory of its own. */
+	test_stage_for_other_users(getenv("SECBPF"), tool_dir, sizeof(tool_dir), tool,
+				   sizeof(tool));
+	test_stage_for_other_users(probe, probe_dir, sizeof(probe_dir), staged_probe,
+				   sizeof(staged_probe));
+	snprintf(work, sizeof(work), "%s/work", dir);
+	rc = test_shell(out, sizeof(out),
+			"cp -r '%s/include' '%s/include' && chmod -R a+rX '%s/include' && "
+			"mkdir '%s' && chown 65534:65534 '%s' && chmod 755 '%s' && cd '%s' && "
+			"ASAN_OPTIONS=detect_leaks=0 SECBPF_INCLUDE_DIR='%s/include' "
+			"setpriv --reuid=65534 --regid=65534 --clear-groups "
+			"'%s' record -o rec.bpf.c -- '%s' getppid",
+			getenv("SECBPF_SOURCE_DIR"), tool_dir, tool_dir, work, work, dir, work,
+			tool_dir, tool, staged_probe);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "probe\ngetppid=0\n"), "%s", out);
+	cr_expect(strstr(out, "written to rec.bpf.c"), "%s", out);
+	if (rc == 0) {
+		cr_assert_eq(secbpf("run -f work/rec.bpf.c -- '%s' getppid", probe), 0, "%s", out);
+		cr_expect_str_eq(out, "probe\ngetppid=0\n");
+	}
+	test_remove_tree(tool_dir);
+	test_remove_tree(probe_dir);
+}
