@@ -74,7 +74,8 @@ void cli_options_init(struct cli_options *o, int argc, char **argv, const char *
 	o->sets = sets;
 	while (longopts && longopts[n].name)
 		n++;
-	if (n > CLI_MAX_OPTIONS || strlen(shortopts) + 2 > sizeof(o->shortopts)) {
+	/* Room for the ":" and "h" added below, and the NUL. */
+	if (n > CLI_MAX_OPTIONS || strlen(shortopts) + 3 > sizeof(o->shortopts)) {
 		o->broken = true;
 		return;
 	}
