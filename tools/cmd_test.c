@@ -6,8 +6,11 @@
  * compiled classic BPF as the kernel would; with --batch, a list of
  * syscalls against one set of maps (tools/test_batch.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <linux/audit.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,152 @@ static void test_usage(FILE *f)
 		"Exit status: 0 after printing the actions, 1 if the program faulted\n"
 		"at run time, 2 on a usage or input error (a bad --batch line included:\n"
 		"the file is checked whole before any line runs).\n");
+}
+
+/* Parse a decimal or 0x-hex number (a leading '-' negates, two's
+ * complement). Returns 0, or -1 if s is not entirely a number in range. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	bool neg = false;
+	char *end;
+	int base = 10;
+
+	if (*s == '-') {
+		neg = true;
+		s++;
+	}
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	if (neg)
+		*out = -*out;
+	return 0;
+}
+
+/* Resolve --arch: the AUDIT_ARCH value for seccomp_data and the
+ * libseccomp arch token used to resolve syscall names. */
+static int parse_arch(const char *s, uint32_t *audit, uint32_t *token)
+{
+	uint64_t n;
+
+	if (!strcmp(s, "i386"))
+		s = "x86";
+	if (parse_u64(s, &n) == 0) {
+		if (n > UINT32_MAX)
+			return -1;
+		*audit = (uint32_t)n;
+		/* libseccomp's tokens are the AUDIT_ARCH values (x32 aside), so
+		 * the matching arch resolves names; none matching is fine for
+		 * numeric syscalls. */
+		*token = *audit;
+		return 0;
+	}
+	*token = seccomp_arch_resolve_name(s);
+	if (!*token)
+		return -1;
+	/* The kernel reports x32 tasks with AUDIT_ARCH_X86_64 (bit 30 of nr
+	 * tells them apart); libseccomp's x32 token is not an audit arch. */
+	*audit = *token == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64 : *token;
+	return 0;
+}
+
+static int parse_nr(const char *s, uint32_t token, int32_t *nr)
+{
+	uint64_t n;
+	int r;
+
+	if (parse_u64(s, &n) == 0) {
+		if ((int64_t)n < INT32_MIN || ((int64_t)n > INT32_MAX && n > UINT32_MAX)) {
+			cli_error("--nr", "%s does not fit in 32 bits", s);
+			return -1;
+		}
+		*nr = (int32_t)(uint32_t)n;
+		return 0;
+	}
+	/* libseccomp returns negative pseudo numbers for syscalls that do not
+	 * exist on an arch; those are never valid in seccomp_data. */
+	r = seccomp_syscall_resolve_name_arch(token, s);
+	if (r < 0) {
+		cli_error("--nr", "no syscall named '%s' on this arch", s);
+		return -1;
+	}
+	*nr = r;
+	return 0;
+}
+
+/* --ip and --arg: a decimal or 0x hex number. Returns 0, or -1 after
+ * printing why. */
+static int parse_number_option(const char *option, const char *arg, uint64_t *v)
+{
+	if (parse_u64(arg, v) == 0)
+		return 0;
+	cli_error(option, "'%s' is not a decimal or 0x hex number", arg);
+	return -1;
+}
+
+/* --arch (or the native arch) into sd->arch and the libseccomp token that
+ * resolves --nr names, then --nr into sd->nr. Returns 0, or -1 after
+ * printing why. */
+static int test_syscall(const char *arch_arg, const char *nr_arg, struct seccomp_data *sd)
+{
+	uint32_t token;
+
+	if (!nr_arg) {
+		cli_error("test", "--nr is required (a syscall name or number)");
+		return -1;
+	}
+	if (arch_arg) {
+		if (parse_arch(arch_arg, &sd->arch, &token)) {
+			cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
+				  arch_arg);
+			return -1;
+		}
+	} else {
+		token = seccomp_arch_native();
+		sd->arch = token;
+	}
+	return parse_nr(nr_arg, token, &sd->nr);
+}
+
+int test_syscall_option(struct test_syscall_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case TEST_OPT_NR:
+		a->nr = arg;
+		return 0;
+	case TEST_OPT_ARCH:
+		a->arch = arg;
+		return 0;
+	case TEST_OPT_IP:
+		return parse_number_option("--ip", arg, &a->ip);
+	case TEST_OPT_ARG:
+		if (a->nargs == 6) {
+			cli_error("--arg", "a syscall has at most 6 arguments");
+			return -1;
+		}
+		return parse_number_option("--arg", arg, &a->args[a->nargs++]);
+	}
+	return 0;
+}
+
+int test_syscall_resolve(const struct test_syscall_args *a, struct seccomp_data *sd)
+{
+	int i;
+
+	memset(sd, 0, sizeof(*sd));
+	if (test_syscall(a->arch, a->nr, sd))
+		return -1;
+	sd->instruction_pointer = a->ip;
+	for (i = 0; i < a->nargs; i++)
+		sd->args[i] = a->args[i];
+	return 0;
 }
 
 /* The command line of test, besides the syscall options. */

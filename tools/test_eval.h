@@ -41,7 +41,8 @@ enum { TEST_OPT_NR = 'n', TEST_OPT_ARCH = 'a', TEST_OPT_IP = 'i', TEST_OPT_ARG =
 
 /*
  * Take one of those options (c, with its value arg) into a. Returns 0, or
- * -1 after printing why.
+ * -1 after printing why. (tools/cmd_test.c, with the parsers of --nr and
+ * --arch.)
  */
 int test_syscall_option(struct test_syscall_args *a, int c, const char *arg);
 
