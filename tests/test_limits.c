@@ -27,8 +27,17 @@ static void setup(void)
 	test_probe(probe, sizeof(probe), "SECBPF_EDGE_PROBE", dir, "edge_probe", "");
 }
 
+/* What the EINTR test started, killed whatever happened to the test. */
+static pid_t started_supervisor, started_probe;
+
 static void teardown(void)
 {
+	if (started_probe > 0)
+		kill(started_probe, SIGKILL);
+	if (started_supervisor > 0) {
+		kill(started_supervisor, SIGKILL);
+		waitpid(started_supervisor, NULL, 0);
+	}
 	test_remove_tree(dir);
 }
 
@@ -107,6 +116,38 @@ static bool in_syscall(void *arg)
 	return nr == s->nr;
 }
 
+/* Whether every thread of pid is stopped: none can be inside the
+ * receive ioctl then (a stop signal ends it first). */
+static bool all_threads_stopped(void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+	char cmd[128], buf[4096];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for s in /proc/%d/task/*/stat; do sed 's/.*) //' $s | cut -c1; done", (int)pid);
+	if (test_capture(buf, sizeof(buf), cmd) != 0 || !buf[0])
+		return false;
+	for (char *p = buf; *p; p++)
+		if (*p != '\n' && *p != 'T' && *p != 't')
+			return false;
+	return true;
+}
+
+/* Whether the probe printed what getppid returned into the file path. */
+static bool getppid_printed(void *path)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, "getppid=") != NULL;
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
@@ -133,10 +174,14 @@ Test(limits, a_stopped_supervisor_allows_nothing_and_a_signal_gives_eintr)
 		      (char *)NULL);
 		_exit(121);
 	}
+	started_supervisor = sup;
 	cr_assert(test_wait_for(pid_printed, &pf, 20000), "the probe never started");
+	started_probe = pf.pid;
 	/* Stop the supervisor (any process of the user may), then let the
-	 * probe make its notified getppid. */
+	 * probe make its notified getppid. Every worker must be stopped
+	 * first: one still in the receive ioctl would take it. */
 	cr_assert_eq(kill(sup, SIGSTOP), 0);
+	cr_assert(test_wait_for(all_threads_stopped, &sup, 10000), "the supervisor never stopped");
 	cr_assert_eq(kill(pf.pid, SIGUSR2), 0);
 	blocked = (struct in_syscall){ .pid = pf.pid, .nr = 110 /* getppid */ };
 	cr_assert(test_wait_for(in_syscall, &blocked, 10000), "getppid never started");
@@ -148,8 +193,13 @@ Test(limits, a_stopped_supervisor_allows_nothing_and_a_signal_gives_eintr)
 	/* A handler without SA_RESTART: getppid, which natively cannot,
 	 * returns EINTR. */
 	cr_assert_eq(kill(pf.pid, SIGUSR1), 0);
+	/* Only then may the supervisor go on: had it received the
+	 * notification first, only a fatal signal could interrupt the wait
+	 * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV). */
+	cr_assert(test_wait_for(getppid_printed, outfile, 10000), "getppid never returned");
 	cr_assert_eq(kill(sup, SIGCONT), 0);
 	cr_assert_eq(waitpid(sup, &st, 0), sup);
+	started_supervisor = started_probe = 0;
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_assert_eq(test_shell(out, sizeof(out), "cat '%s'", outfile), 0);
 	snprintf(outfile, sizeof(outfile), "pid=%d\ngetppid=%d\n", (int)pf.pid, EINTR);
