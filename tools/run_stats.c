@@ -23,9 +23,10 @@
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static void stats_map(FILE *f, const char *spec, const char *name, struct map *m,
+static void stats_map(FILE *f, const char *spec, const char *name, struct map *m, bool syscall_keys,
 		      struct json_object *jentries)
 {
+	char note[64] = "";
 	size_t ksz = map_key_size(m), vsz = map_value_size(m), usz = map_user_value_size(m);
 	bool percpu = usz != vsz;
 	uint8_t *key, *next, *val;
@@ -42,13 +43,16 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		prev = key;
 		if (map_lookup_user(m, key, val))
 			continue;
-		if (jentries)
+		if (jentries) {
 			json_object_array_add(jentries,
 					      cli_json_entry(key, ksz, val, vsz, stride,
 							     percpu ? map_ncpus(m) : 1, percpu));
-		else
-			cli_stats_entry(f, spec, name, key, ksz, val, vsz, stride,
-					percpu ? map_ncpus(m) : 1);
+			continue;
+		}
+		if (syscall_keys)
+			cli_stats_syscall_name(key, note, sizeof(note));
+		cli_stats_entry(f, spec, name, key, ksz, val, vsz, stride,
+				percpu ? map_ncpus(m) : 1, note);
 	}
 out:
 	free(key);
@@ -120,9 +124,10 @@ void run_stats(const struct run_state *s, const char **specs, const char *path, 
 				struct json_object *jentries = json_object_new_array();
 
 				json_object_object_add(jmaps, obj->maps[j].name, jentries);
-				stats_map(f, specs[i], obj->maps[j].name, m, jentries);
+				stats_map(f, specs[i], obj->maps[j].name, m, false, jentries);
 			} else {
-				stats_map(f, specs[i], obj->maps[j].name, m, NULL);
+				stats_map(f, specs[i], obj->maps[j].name, m,
+					  cli_stats_syscall_keys(obj, &obj->maps[j]), NULL);
 			}
 		}
 	}
