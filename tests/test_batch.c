@@ -150,10 +150,11 @@ Test(batch, lines_take_arches_and_numbers)
 	write_file("arches.txt", "--arch i386 --nr close --arg 111\n"
 				 "--arch x86_64 --nr close --arg 0x3e7\n"
 				 "--arch x32 --nr close --arg 999\n"
-				 "--nr -1\n"
+				 "--nr close --arg 111\n"
 				 "--arch 0xc000003e --nr 3 --arg 999\n");
+	/* The sample denies every foreign ABI, x32 included. */
 	cr_assert_eq(secbpf("test '%s' --batch arches.txt", seed), 0, "%s", out);
-	cr_expect_str_eq(out, "ERRNO(1)\nERRNO(1)\nALLOW\nALLOW\nERRNO(1)\n");
+	cr_expect_str_eq(out, "ERRNO(1)\nERRNO(1)\nERRNO(1)\nALLOW\nERRNO(1)\n");
 }
 
 Test(batch, cbpf_says_who_decides)
