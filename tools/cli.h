@@ -124,6 +124,21 @@ void cli_print_value(FILE *f, const uint8_t *p, size_t n);
 FILE *cli_stats_open(const char *path);
 void cli_stats_close(FILE *f, const char *path);
 
+struct json_object;
+
+/* -j: a key, value or variable as JSON: an integer of 1, 2, 4 or 8 bytes
+ * as a number, anything else as a "0x..." string of its bytes. */
+struct json_object *cli_json_value(const uint8_t *p, size_t n);
+
+/* -j: {"key": K, "value": V} for a map entry; V is an array of nvals
+ * values stride bytes apart when percpu. */
+struct json_object *cli_json_entry(const uint8_t *key, size_t ksize, const uint8_t *val,
+				   size_t vsize, size_t stride, unsigned int nvals, bool percpu);
+
+/* Whether --stats=FILE can be written: FILE is created (or truncated)
+ * before CMD runs. 0, or -1 after printing why; 0 for NULL (stderr). */
+int cli_stats_check(const char *path);
+
 /*
  * Whether --stats lists the entries of a map of this type: the hash and
  * array kinds, and task storage when with_task_storage (the supervisor's
@@ -163,6 +178,7 @@ int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

@@ -4,10 +4,12 @@
  * filter needs (-O2 -g -target bpf, multiarch includes, <secbpf/filter.h>),
  * then lint its programs (docs/lints.md).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_lint.h"
@@ -30,7 +32,68 @@ static void cc_usage(FILE *f)
 		"  -D NAME[=VAL]  define a macro\n"
 		"  --mcpu CPU     BPF CPU version for clang (v1, v2, v3; default: clang's)\n"
 		"  --Werror       a lint warning is an error: exit 1, no object written\n"
-		"  -h, --help     show this help\n");
+		"  -h, --help     show this help\n"
+		"\n"
+		"One source at a time, a regular file whose name ends in .c; what follows\n"
+		"-- goes to clang as is. Exit status: 0 when compiled, 2 otherwise.\n");
+}
+
+/*
+ * Where secbpf's own options end: the first "--" that is not the value of
+ * an option (-o --, -D --). argc when there is none.
+ */
+static int cc_split_at_dashes(int argc, char **argv)
+{
+	static const char *const with_value[] = { "-o", "-I", "-D", "--output", "--mcpu" };
+	size_t j;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i;
+		for (j = 0; j < sizeof(with_value) / sizeof(with_value[0]); j++)
+			if (!strcmp(argv[i], with_value[j]))
+				i++;
+	}
+	return argc;
+}
+
+/*
+ * The one source among the operands argv[first..last-1]: a regular file
+ * named *.c. Returns it, or NULL after saying why (a directory, another
+ * kind of file, none or two: clang would take them and secbpf would
+ * report success for an object the user never asked for).
+ */
+static const char *cc_source(char **argv, int first, int last)
+{
+	const char *src;
+	struct stat st;
+	size_t n;
+
+	if (first >= last) {
+		cli_error("cc", "no source file given (usage: secbpf cc FILE.c [-o OBJ])");
+		return NULL;
+	}
+	if (last - first > 1) {
+		cli_error("cc", "one source at a time, not '%s' and '%s' (run secbpf cc once each)",
+			  argv[first], argv[first + 1]);
+		return NULL;
+	}
+	src = argv[first];
+	if (stat(src, &st)) {
+		cli_error("cc", "%s: %s", src, strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		cli_error("cc", "%s: is a directory (give the filter's .c file)", src);
+		return NULL;
+	}
+	n = strlen(src);
+	if (!S_ISREG(st.st_mode) || n < 3 || strcmp(src + n - 2, ".c")) {
+		cli_error("cc", "%s: not a C source (a filter is a regular file named *.c)", src);
+		return NULL;
+	}
+	return src;
 }
 
 int cmd_cc(int argc, char **argv)
@@ -46,14 +109,17 @@ int cmd_cc(int argc, char **argv)
 	const char *extra[48];
 	char *owned[48];	/* the -I/-D/-mcpu strings built here */
 	char *out = NULL, *out_arg = NULL, *buf;
+	int nextra = 0, nowned = 0, c, rc = -1, dashes;
 	struct cli_options o;
-	int nextra = 0, nowned = 0, c, rc;
+	const char *src;
 
-	cli_options_init(&o, argc, argv, "o:I:D:", longopts, cc_usage, NULL);
+	/* secbpf's options and the source before "--", clang's after. */
+	dashes = cc_split_at_dashes(argc, argv);
+	cli_options_init(&o, dashes, argv, "o:I:D:", longopts, cc_usage, NULL);
 	while ((c = cli_options_next(&o)) > 0) {
 		if (nextra > 40) {
 			cli_error("cc", "too many options");
-			return EXIT_USAGE;
+			goto out;
 		}
 		switch (c) {
 		case 'o':
@@ -61,17 +127,17 @@ int cmd_cc(int argc, char **argv)
 			break;
 		case 'I':
 			if (asprintf(&buf, "-I%s", optarg) < 0)
-				return EXIT_USAGE;
+				goto out;
 			extra[nextra++] = owned[nowned++] = buf;
 			break;
 		case 'D':
 			if (asprintf(&buf, "-D%s", optarg) < 0)
-				return EXIT_USAGE;
+				goto out;
 			extra[nextra++] = owned[nowned++] = buf;
 			break;
 		case 'm':
 			if (asprintf(&buf, "-mcpu=%s", optarg) < 0)
-				return EXIT_USAGE;
+				goto out;
 			extra[nextra++] = owned[nowned++] = buf;
 			break;
 		case 'W':
@@ -79,30 +145,35 @@ int cmd_cc(int argc, char **argv)
 			break;
 		}
 	}
-	if (c < 0)
-		return c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
-	if (optind >= argc) {
-		cli_error("cc", "no source file given (usage: secbpf cc FILE.c [-o OBJ])");
-		return EXIT_USAGE;
+	if (c < 0) {
+		rc = c == CLI_OPTIONS_HELP ? 0 : -1;
+		goto out;
 	}
-	const char *src = argv[optind++];
-	for (; optind < argc && nextra < 46; optind++)
-		extra[nextra++] = argv[optind];
+	src = cc_source(argv, optind, dashes);
+	if (!src)
+		goto out;
+	for (c = dashes + 1; c < argc; c++) {
+		if (nextra == 46) {
+			cli_error("cc", "too many clang arguments after --");
+			goto out;
+		}
+		extra[nextra++] = argv[c];
+	}
 	extra[nextra] = NULL;
 
 	if (!out) {
 		size_t n = strlen(src);
 
-		if (n > 2 && !strcmp(src + n - 2, ".c")) {
-			if (asprintf(&out, "%.*s.o", (int)(n - 2), src) < 0)
-				return EXIT_USAGE;
-		} else if (asprintf(&out, "%s.o", src) < 0) {
-			return EXIT_USAGE;
+		/* cc_source checked that src ends in .c. */
+		if (asprintf(&out, "%.*s.o", (int)(n - 2), src) < 0) {
+			out = NULL;
+			goto out;
 		}
 	}
 	rc = cli_compile(src, out, extra);
 	if (!rc)
 		lint_status = cli_lint_compiled(src, out, werror);
+out:
 	for (c = 0; c < nowned; c++)
 		free(owned[c]);
 	if (out != out_arg)

@@ -85,7 +85,8 @@ static int native_parse(int argc, char **argv, struct cli_sets *sets, void (*usa
 	cli_options_init(o, argc, argv, "+", longopts, usage, sets);
 	while ((c = cli_options_next(o)) > 0) {
 		if (!stats) {
-			usage(stderr);
+			cli_error(argv[0], "--stats is an option of native-run only");
+			fprintf(stderr, "try 'secbpf %s --help'\n", argv[0]);
 			return -1;
 		}
 		*stats = true;
@@ -397,6 +398,12 @@ int cli_native_run(const char *what, const char **specs, int n, const struct cli
 		return EXIT_RUN_FAILED;
 	}
 	if (native_prepare(what, specs, n, sets, &abi, t, np)) {
+		free(np);
+		free(t);
+		return EXIT_RUN_FAILED;
+	}
+	if (stats && cli_stats_check(stats_path)) {
+		native_release(t, np, n);
 		free(np);
 		free(t);
 		return EXIT_RUN_FAILED;

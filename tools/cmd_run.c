@@ -63,6 +63,31 @@ static bool run_may_read_nondumpable(void)
 }
 
 /*
+ * Without --agent, a filter that can return USER_NOTIF without needing
+ * state would be installed with no listener, and the kernel would fail
+ * those syscalls with ENOSYS: refuse, naming the option that was probably
+ * meant (stateful ones are told by the supervisor when it happens).
+ * Returns 0, or -1 after printing why.
+ */
+static int run_check_user_notif(const struct run_state *s, const struct run_options *o)
+{
+	size_t i;
+
+	if (o->agent_path)
+		return 0;
+	for (i = 0; i < s->plan.n; i++) {
+		if (s->plan.runtimes[i] || !supervisor_filter_may_notify(s->plan.compiled[i].insns,
+									 s->plan.compiled[i].len))
+			continue;
+		cli_error(o->specs[i],
+			  "returns USER_NOTIF and no user agent is given to answer it: give one "
+			  "with --agent SOCKET (docs/agent.md)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Compile the targets and plan their stack (lib/install/stack_plan.c, shared with
  * the attach API). may_read_nondumpable is the policy's answer for seed
  * 009's dumpable check. Warns when this process already has filters: CMD
@@ -101,6 +126,8 @@ static int run_plan(struct run_state *s, const struct run_options *o, bool may_r
 		cli_error("run", "%s", err.msg);
 		return -1;
 	}
+	if (run_check_user_notif(s, o))
+		return -1;
 	if (!s->plan.stateful)
 		return 0;
 	if (s->plan.stack.listener_notifies_all)
@@ -171,6 +198,8 @@ static int run_prepare(struct run_state *s, const struct run_options *o)
 {
 	int status = EXIT_RUN_FAILED;
 
+	if (o->stats && cli_stats_check(o->stats_path))
+		return EXIT_RUN_FAILED;
 	if (run_load_targets(s, o) || run_plan(s, o, run_may_read_nondumpable()))
 		return EXIT_RUN_FAILED;
 	if (o->events && run_open_events(s, o->specs, o->events_path))
@@ -210,13 +239,26 @@ static int run_start(struct run_state *s, const struct run_options *o)
 	/* Every record the workers submitted, before the stats. */
 	events_stop(s->events);
 	if (o->stats)
-		run_stats(s, o->specs, o->stats_path);
+		run_stats(s, o->specs, o->stats_path, o->json);
+	if (o->done)
+		o->done(s, o->done_arg);
+	return status;
+}
+
+int run_under_supervisor(const struct run_options *o)
+{
+	struct run_state s = { .agent_fd = -1 };
+	int status;
+
+	status = run_prepare(&s, o);
+	if (status == 0)
+		status = run_start(&s, o);
+	run_state_release(&s);
 	return status;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_state s = { .agent_fd = -1 };
 	struct run_options o;
 	int rc, status;
 
@@ -231,12 +273,8 @@ int cmd_run(int argc, char **argv)
 		 * user-space machinery of this file takes part. */
 		status = cli_native_run("run", o.specs, o.nspecs, &o.sets, o.stats, o.stats_path,
 					o.cmd_argv);
-	else {
-		status = run_prepare(&s, &o);
-		if (status == 0)
-			status = run_start(&s, &o);
-	}
-	run_state_release(&s);
+	else
+		status = run_under_supervisor(&o);
 	run_options_free(&o);
 	return status;
 }

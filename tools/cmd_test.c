@@ -2,7 +2,9 @@
 /*
  * `secbpf test OBJ[:PROG] --nr NAME|NUMBER ...`: run a filter once on a
  * seccomp_data given on the command line, with fresh maps, and print the
- * action the kernel would take (docs/design.md §5).
+ * action the kernel would take (docs/design.md §5); with --cbpf, run the
+ * compiled classic BPF as the kernel would; with --batch, a list of
+ * syscalls against one set of maps (tools/test_batch.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,19 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Internal headers: vm/runtime.h, to run the program once (see
- * test_run_once for why not secbpf_program__test_run), and
- * install/action.h, to print the action as docs/design.md §5 says. */
+/* Internal header: common/syscall_name.h, the one resolver of --arch and
+ * --nr names. */
 #include "common/syscall_name.h"
-#include "install/action.h"
 #include "cli.h"
-#include "vm/runtime.h"
+#include "test_eval.h"
 
 static void test_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secbpf test OBJ[:PROG] --nr NAME|NUMBER [--arch NAME|NUMBER] [--ip N]\n"
-		"                   [--arg N]... [--set VAR=VALUE]...\n"
+		"                   [--arg N]... [--cbpf] [-j] [--set VAR=VALUE]...\n"
+		"       secbpf test OBJ[:PROG] --batch FILE [--cbpf] [-j] [--set VAR=VALUE]...\n"
 		"\n"
 		"Run the program once on the given seccomp_data, with fresh maps, and\n"
 		"print the action the kernel would take: ALLOW, ERRNO(n), KILL_PROCESS,\n"
@@ -35,12 +36,24 @@ static void test_usage(FILE *f)
 		"                   AUDIT_ARCH_* number (default: the native arch)\n"
 		"  --ip N           instruction_pointer (default 0)\n"
 		"  --arg N          args[0], args[1], ... in order (missing ones are 0)\n"
+		"  --cbpf           run the classic BPF that `secbpf run` installs, on the\n"
+		"                   simulator, as the kernel would; print the action and\n"
+		"                   who decides: 'kernel', or 'supervisor' where the filter\n"
+		"                   notifies and the program runs in the supervisor\n"
+		"  --batch FILE     one syscall per line of FILE ('-': stdin), written as\n"
+		"                   the options above (--nr close --arg 999); blank lines\n"
+		"                   and # comments are skipped; one action per line, with\n"
+		"                   the maps kept from line to line\n"
+		"  -j, --json       print one JSON document: {\"action\", \"ret\", \"errno\" or\n"
+		"                   \"data\", \"decided_by\" (--cbpf)}; with --batch,\n"
+		"                   {\"results\": [...]} with the \"line\" of each\n"
 		"  --set VAR=VALUE  write a const volatile global before loading\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Numbers are decimal or 0x hex, over the full unsigned 64-bit range.\n"
-		"Exit status: 0 after printing the action, 1 if the program faulted\n"
-		"at run time, 2 on a usage or input error.\n");
+		"Exit status: 0 after printing the actions, 1 if the program faulted\n"
+		"at run time, 2 on a usage or input error (a bad --batch line included:\n"
+		"the file is checked whole before any line runs).\n");
 }
 
 /* Parse a decimal or 0x-hex number (a leading '-' negates, two's
@@ -123,89 +136,145 @@ static int test_syscall(const char *arch_arg, const char *nr_arg, struct seccomp
 	return parse_nr(nr_arg, &abi, &sd->nr);
 }
 
-/*
- * Run t's program once on sd with fresh maps and print the action. The
- * runtime, not secbpf_program__test_run(): that one returns the same kind
- * of error for a program that cannot be set up (exit 2) and for one that
- * faulted (exit 1).
- */
-static int test_run_once(struct cli_target *t, const char *spec, const struct seccomp_data *sd)
+int test_syscall_option(struct test_syscall_args *a, int c, const char *arg)
 {
-	struct secbpf_err err = { { 0 } };
-	struct runtime *rt;
-	int status = 0;
-	uint32_t ret;
-	char out[32];
+	switch (c) {
+	case TEST_OPT_NR:
+		a->nr = arg;
+		return 0;
+	case TEST_OPT_ARCH:
+		a->arch = arg;
+		return 0;
+	case TEST_OPT_IP:
+		return parse_number_option("--ip", arg, &a->ip);
+	case TEST_OPT_ARG:
+		if (a->nargs == 6) {
+			cli_error("--arg", "a syscall has at most 6 arguments");
+			return -1;
+		}
+		return parse_number_option("--arg", arg, &a->args[a->nargs++]);
+	}
+	return 0;
+}
 
-	rt = runtime_new(t->obj, t->prog, &err);
-	if (!rt) {
-		cli_error(spec, "%s", err.msg);
+int test_syscall_resolve(const struct test_syscall_args *a, struct seccomp_data *sd)
+{
+	int i;
+
+	memset(sd, 0, sizeof(*sd));
+	if (test_syscall(a->arch, a->nr, sd))
+		return -1;
+	sd->instruction_pointer = a->ip;
+	for (i = 0; i < a->nargs; i++)
+		sd->args[i] = a->args[i];
+	return 0;
+}
+
+/* The command line of test, besides the syscall options. */
+struct test_options {
+	struct test_syscall_args args;
+	bool given; /* some syscall option was given */
+	bool cbpf;
+	bool json;
+	const char *batch;
+	struct cli_sets sets;
+};
+
+/* Parse argv into o; returns 0, 1 after --help, -1 after printing why. */
+static int test_parse(int argc, char **argv, struct test_options *o, const char **spec)
+{
+	static const struct option longopts[] = {
+		{ "nr", required_argument, NULL, TEST_OPT_NR },
+		{ "arch", required_argument, NULL, TEST_OPT_ARCH },
+		{ "ip", required_argument, NULL, TEST_OPT_IP },
+		{ "arg", required_argument, NULL, TEST_OPT_ARG },
+		{ "cbpf", no_argument, NULL, 'C' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	struct cli_options opts;
+	int c;
+
+	cli_options_init(&opts, argc, argv, "j", longopts, test_usage, &o->sets);
+	while ((c = cli_options_next(&opts)) > 0) {
+		switch (c) {
+		case 'C':
+			o->cbpf = true;
+			break;
+		case 'B':
+			o->batch = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		default:
+			o->given = true;
+			if (test_syscall_option(&o->args, c, optarg))
+				return -1;
+		}
+	}
+	if (c < 0)
+		return c == CLI_OPTIONS_HELP ? 1 : -1;
+	*spec = cli_one_target(&opts, "test");
+	if (!*spec)
+		return -1;
+	if (o->batch && o->given) {
+		cli_error("test", "--batch takes the syscalls from its FILE: give --nr, --arch, "
+				  "--ip and --arg there, not here");
+		return -1;
+	}
+	return 0;
+}
+
+/* One syscall from the command line. Returns test's exit status. */
+static int test_one(struct test_eval *e, const struct test_options *o)
+{
+	struct test_syscall s = { .line = 0 };
+	struct test_result r;
+	int status;
+
+	if (test_syscall_resolve(&o->args, &s.sd))
 		return EXIT_USAGE;
-	}
-	if (runtime_run(rt, sd, &ret, &err)) {
-		cli_error(spec, "the program faulted: %s", err.msg);
-		status = EXIT_REJECTED;
-	} else {
-		printf("%s\n", action_format(ret, out, sizeof(out)));
-	}
-	runtime_free(rt);
-	return status;
+	status = test_eval_run(e, &s, &r);
+	if (status)
+		return status;
+	if (o->json)
+		test_json_print(test_result_json(&s, &r));
+	else
+		test_result_print(stdout, &r);
+	return 0;
 }
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nr", required_argument, NULL, 'n' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "ip", required_argument, NULL, 'i' },
-		{ "arg", required_argument, NULL, 'g' },
-		{ 0 },
-	};
-	const char *nr_arg = NULL, *arch_arg = NULL, *spec;
-	struct cli_sets sets = { .max = 64 };
-	struct seccomp_data sd = { 0 };
-	struct cli_options o;
+	struct test_options o = { .sets = { .max = 64 } };
 	struct cli_target t;
-	int nargs = 0, c, status = EXIT_USAGE;
-	uint64_t v;
+	struct test_eval e;
+	const char *spec;
+	int rc, status = EXIT_USAGE;
 
-	cli_options_init(&o, argc, argv, "", longopts, test_usage, &sets);
-	while ((c = cli_options_next(&o)) > 0) {
-		switch (c) {
-		case 'n':
-			nr_arg = optarg;
-			break;
-		case 'a':
-			arch_arg = optarg;
-			break;
-		case 'i':
-			if (parse_number_option("--ip", optarg, &v))
-				goto out;
-			sd.instruction_pointer = v;
-			break;
-		case 'g':
-			if (nargs == 6) {
-				cli_error("--arg", "a syscall has at most 6 arguments");
-				goto out;
-			}
-			if (parse_number_option("--arg", optarg, &v))
-				goto out;
-			sd.args[nargs++] = v;
-			break;
-		}
-	}
-	if (c < 0) {
-		status = c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
+	rc = test_parse(argc, argv, &o, &spec);
+	if (rc) {
+		status = rc > 0 ? 0 : EXIT_USAGE;
 		goto out;
 	}
-	spec = cli_one_target(&o, "test");
-	if (!spec || test_syscall(arch_arg, nr_arg, &sd))
+	/* A bad --nr fails before the object is compiled or loaded. */
+	if (!o.batch) {
+		struct seccomp_data sd;
+
+		if (test_syscall_resolve(&o.args, &sd))
+			goto out;
+	}
+	if (cli_open_target(spec, &o.sets, &t))
 		goto out;
-	if (cli_open_target(spec, &sets, &t))
-		goto out;
-	status = test_run_once(&t, spec, &sd);
+	status = test_eval_init(&e, &t, spec, o.cbpf);
+	if (!status) {
+		status = o.batch ? test_batch(&e, o.batch, o.json) : test_one(&e, &o);
+		test_eval_free(&e);
+	}
 	cli_close(&t);
 out:
-	cli_sets_free(&sets);
+	cli_sets_free(&o.sets);
 	return status;
 }

@@ -74,7 +74,8 @@ void cli_options_init(struct cli_options *o, int argc, char **argv, const char *
 	o->sets = sets;
 	while (longopts && longopts[n].name)
 		n++;
-	if (n > CLI_MAX_OPTIONS || strlen(shortopts) + 2 > sizeof(o->shortopts)) {
+	/* Room for the ":" and "h" added below, and the NUL. */
+	if (n > CLI_MAX_OPTIONS || strlen(shortopts) + 3 > sizeof(o->shortopts)) {
 		o->broken = true;
 		return;
 	}
@@ -83,7 +84,38 @@ void cli_options_init(struct cli_options *o, int argc, char **argv, const char *
 		o->longopts[n++] =
 			(struct option){ "set", required_argument, NULL, CLI_OPTION_SET };
 	o->longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	snprintf(o->shortopts, sizeof(o->shortopts), "%sh", shortopts);
+	/* ':' right after the optional '+': getopt_long then tells a missing
+	 * value (':') from an unknown option ('?'), and prints nothing itself
+	 * (opterr = 0): the messages are ours (bad_option). */
+	if (shortopts[0] == '+')
+		snprintf(o->shortopts, sizeof(o->shortopts), "+:%sh", shortopts + 1);
+	else
+		snprintf(o->shortopts, sizeof(o->shortopts), ":%sh", shortopts);
+}
+
+/*
+ * Say what is wrong with the option getopt_long just refused (c is '?' or
+ * ':'), as `secbpf: CMD: ...` and a one-line hint, never the whole usage:
+ * a script's log shows the mistake, not a screen of help.
+ */
+static void bad_option(const struct cli_options *o, int c)
+{
+	const char *cmd = o->argv[0];
+	/* The argument getopt_long was looking at: a long option (or an
+	 * option needing a value) moved optind past it. */
+	const char *arg = optind > 0 && optind <= o->argc ? o->argv[optind - 1] : "";
+
+	if (c == ':') {
+		if (optopt && optopt < 0x100 && strncmp(arg, "--", 2))
+			cli_error(cmd, "option '-%c' needs a value", optopt);
+		else
+			cli_error(cmd, "option '%s' needs a value", arg);
+	} else if (optopt && optopt < 0x100 && strncmp(arg, "--", 2)) {
+		cli_error(cmd, "unknown option '-%c'", optopt);
+	} else {
+		cli_error(cmd, "unknown or ambiguous option '%s'", arg);
+	}
+	fprintf(stderr, "try 'secbpf %s --help'\n", cmd);
 }
 
 int cli_options_next(struct cli_options *o)
@@ -94,6 +126,7 @@ int cli_options_next(struct cli_options *o)
 		cli_error(o->argv[0], "internal error: too many options");
 		return CLI_OPTIONS_BAD;
 	}
+	opterr = 0;
 	for (;;) {
 		c = getopt_long(o->argc, o->argv, o->shortopts, o->longopts, NULL);
 		switch (c) {
@@ -108,7 +141,7 @@ int cli_options_next(struct cli_options *o)
 			continue;
 		case '?':
 		case ':':
-			o->usage(stderr);
+			bad_option(o, c);
 			return CLI_OPTIONS_BAD;
 		default:
 			return c;

@@ -36,7 +36,7 @@ void cli_sets_free(struct cli_sets *sets);
 enum {
 	CLI_OPTIONS_END = 0,   /* no more options: optind is the first operand */
 	CLI_OPTIONS_HELP = -1, /* --help: the usage is on stdout, exit 0 */
-	CLI_OPTIONS_BAD = -2,  /* an error, printed (the usage, for an unknown option) */
+	CLI_OPTIONS_BAD = -2,  /* an error, printed with a one-line hint */
 };
 
 /* A command's options, with -h/--help (and --set when sets is given) added. */

@@ -22,6 +22,8 @@
 #include "supervisor/supervisor.h"
 #include "vm/events.h"
 
+struct run_state;
+
 /* The command line of run (docs/design.md §5). */
 struct run_options {
 	const char **specs; /* -f OBJ[:PROG], in order */
@@ -29,6 +31,7 @@ struct run_options {
 	struct cli_sets sets;	 /* --set */
 	bool stats;		 /* --stats[=FILE] */
 	const char *stats_path;	 /* FILE, or NULL: stderr */
+	bool json;		 /* -j: --stats as JSON */
 	bool events;		 /* --events[=FILE] */
 	const char *events_path; /* FILE, or NULL: stderr */
 	unsigned int nworkers;	 /* --workers: supervisor threads = PERCPU slots */
@@ -38,6 +41,10 @@ struct run_options {
 	const char *daemon_path; /* --daemon PATH, or NULL: SVC_DEFAULT_SOCKET */
 	int handle_fd;		 /* --fd N: a handle inherited, or -1 */
 	char **cmd_argv;	 /* CMD [ARG]... */
+	/* Called once every filtered process is gone, with the supervisor's
+	 * runtimes in s->plan (a stateful stack only): `secbpf record`. */
+	void (*done)(const struct run_state *s, void *arg);
+	void *done_arg;
 };
 
 /*
@@ -58,6 +65,13 @@ struct run_state {
 	FILE *events_file;	/* --events=FILE */
 	int agent_fd;		/* connected to --agent, or -1 */
 };
+
+/*
+ * Load, verify and plan o's filters, run CMD under them (this process its
+ * supervisor when they need one) and release everything. Returns run's
+ * exit status (docs/design.md §5).
+ */
+int run_under_supervisor(const struct run_options *o);
 
 /*
  * What the child tells the parent, through a MAP_SHARED page: plain
@@ -131,7 +145,7 @@ int run_with_handle(const struct run_options *o);
 
 /* --stats: the stateful programs' globals and map entries, to path or
  * stderr, once the workers have stopped. */
-void run_stats(const struct run_state *s, const char **specs, const char *path);
+void run_stats(const struct run_state *s, const char **specs, const char *path, bool json);
 
 /* --events: a reader for the stateful programs' ring buffers, into
  * s->events (and s->events_file). Returns 0, or -1 after printing why. */

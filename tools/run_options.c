@@ -16,7 +16,7 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
+		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE] [-j]]\n"
 		"                  [--events[=FILE]] [--workers N] [--agent SOCKET] [--native]\n"
 		"                  [--] CMD [ARG]...\n"
 		"       secbpf run --prog NAME [--daemon SOCKET] [--] CMD [ARG]...\n"
@@ -34,7 +34,9 @@ static void run_usage(FILE *f)
 		"  -f OBJ[:PROG]    a filter to install (at least one)\n"
 		"  --set VAR=VALUE  write a const volatile global in every object defining it\n"
 		"  --stats[=FILE]   at the end, print the stateful programs' global variables\n"
-		"                   and map entries (to stderr, or FILE)\n"
+		"                   and map entries (to stderr, or FILE, which is created\n"
+		"                   before CMD runs)\n"
+		"  -j, --json       print --stats as one JSON document\n"
 		"  --events[=FILE]  print each record the stateful programs submit to a ring\n"
 		"                   buffer, as it comes (to stderr, or FILE), one line each:\n"
 		"                   secbpf: event MAP LEN: HEX[ \"TEXT\"]\n"
@@ -113,9 +115,9 @@ static int run_check_handle_options(const struct run_options *o)
 			  o->prog ? "--prog" : "--fd");
 		return -1;
 	}
-	if (o->sets.n || o->stats || o->events || o->agent_path || o->native ||
+	if (o->sets.n || o->stats || o->json || o->events || o->agent_path || o->native ||
 	    o->nworkers != supervisor_default_workers()) {
-		cli_error("run", "--set, --stats, --events, --workers, --agent and --native are "
+		cli_error("run", "--set, --stats, -j, --events, --workers, --agent and --native are "
 				 "for objects run loads itself; with %s secbpfd loaded the "
 				 "program and supervises it",
 			  o->prog ? "--prog" : "--fd");
@@ -144,6 +146,9 @@ static int run_option(struct run_options *o, int c, const char *arg)
 		return run_parse_workers(arg, &o->nworkers);
 	case 'N':
 		o->native = true;
+		return 0;
+	case 'j':
+		o->json = true;
 		return 0;
 	case 'A':
 		o->agent_path = arg;
@@ -181,6 +186,15 @@ static int run_check_options(const struct run_options *o)
 				 "secbpf run --help)");
 		return -1;
 	}
+	if (o->json && !o->stats) {
+		cli_error("run", "-j prints --stats as JSON: give --stats too");
+		return -1;
+	}
+	if (o->native && o->json) {
+		cli_error("run", "-j is for the supervisor's --stats; with --native the kernel "
+				 "keeps the maps (drop -j)");
+		return -1;
+	}
 	if (o->native &&
 	    (o->events || o->agent_path || o->nworkers != supervisor_default_workers())) {
 		cli_error("run", "--events, --workers and --agent are for the supervisor; with "
@@ -201,6 +215,7 @@ int run_parse_options(int argc, char **argv, struct run_options *o)
 		{ "prog", required_argument, NULL, 'P' },
 		{ "daemon", required_argument, NULL, 'D' },
 		{ "fd", required_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
 		{ 0 },
 	};
 	struct cli_options opts;
@@ -215,7 +230,7 @@ int run_parse_options(int argc, char **argv, struct run_options *o)
 		return -1;
 	}
 	/* '+': options end at CMD, whose own options are its business. */
-	cli_options_init(&opts, argc, argv, "+f:", longopts, run_usage, &o->sets);
+	cli_options_init(&opts, argc, argv, "+f:j", longopts, run_usage, &o->sets);
 	while ((c = cli_options_next(&opts)) > 0)
 		if (run_option(o, c, optarg))
 			return -1;

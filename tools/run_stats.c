@@ -5,6 +5,7 @@
  * records they submit to ring buffers, as they come.
  */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,13 +23,15 @@
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static void stats_map(FILE *f, const char *spec, const char *name, struct map *m, bool syscall_keys)
+static void stats_map(FILE *f, const char *spec, const char *name, struct map *m, bool syscall_keys,
+		      struct json_object *jentries)
 {
 	char note[64] = "";
 	size_t ksz = map_key_size(m), vsz = map_value_size(m), usz = map_user_value_size(m);
 	bool percpu = usz != vsz;
 	uint8_t *key, *next, *val;
 	void *prev = NULL;
+	size_t stride = (vsz + 7) / 8 * 8;
 
 	key = calloc(1, ksz ? ksz : 1);
 	next = calloc(1, ksz ? ksz : 1);
@@ -40,9 +43,15 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		prev = key;
 		if (map_lookup_user(m, key, val))
 			continue;
+		if (jentries) {
+			json_object_array_add(jentries,
+					      cli_json_entry(key, ksz, val, vsz, stride,
+							     percpu ? map_ncpus(m) : 1, percpu));
+			continue;
+		}
 		if (syscall_keys)
 			cli_stats_syscall_name(key, note, sizeof(note));
-		cli_stats_entry(f, spec, name, key, ksz, val, vsz, (vsz + 7) / 8 * 8,
+		cli_stats_entry(f, spec, name, key, ksz, val, vsz, stride,
 				percpu ? map_ncpus(m) : 1, note);
 	}
 out:
@@ -51,8 +60,9 @@ out:
 	free(val);
 }
 
-void run_stats(const struct run_state *s, const char **specs, const char *path)
+void run_stats(const struct run_state *s, const char **specs, const char *path, bool json)
 {
+	struct json_object *jdoc = NULL, *jfilters = NULL, *jvars = NULL, *jmaps = NULL, *jf;
 	const struct object *obj;
 	FILE *f = cli_stats_open(path);
 	struct map *m;
@@ -62,10 +72,28 @@ void run_stats(const struct run_state *s, const char **specs, const char *path)
 
 	if (!f)
 		return;
+	if (json) {
+		/* {"filters": [{"filter": SPEC, "vars": {VAR: V}, "maps": {MAP:
+		 * [{"key": K, "value": V}]}}]}: integers of 1, 2, 4 or 8
+		 * bytes as numbers, others as "0x..." strings, per-CPU
+		 * values as arrays (one per worker slot). */
+		jdoc = json_object_new_object();
+		jfilters = json_object_new_array();
+		json_object_object_add(jdoc, "filters", jfilters);
+	}
 	for (i = 0; i < s->ntargets; i++) {
 		if (!s->plan.runtimes[i])
 			continue;
 		obj = s->targets[i].obj;
+		if (json) {
+			jf = json_object_new_object();
+			jvars = json_object_new_object();
+			jmaps = json_object_new_object();
+			json_object_object_add(jf, "filter", json_object_new_string(specs[i]));
+			json_object_object_add(jf, "vars", jvars);
+			json_object_object_add(jf, "maps", jmaps);
+			json_object_array_add(jfilters, jf);
+		}
 		for (j = 0; j < obj->var_cnt; j++) {
 			const struct object_var *v = &obj->vars[j];
 			const struct object_map *om = &obj->maps[v->map];
@@ -76,18 +104,38 @@ void run_stats(const struct run_state *s, const char **specs, const char *path)
 			if (!m || map_direct_value(m, &value) ||
 			    v->offset + v->size > om->value_size)
 				continue;
-			cli_stats_var(f, specs[i], v->name, (const uint8_t *)value + v->offset,
-				      v->size);
+			if (json)
+				json_object_object_add(
+					jvars, v->name,
+					cli_json_value((const uint8_t *)value + v->offset,
+						       v->size));
+			else
+				cli_stats_var(f, specs[i], v->name,
+					      (const uint8_t *)value + v->offset, v->size);
 		}
 		for (j = 0; j < obj->map_cnt; j++) {
 			if (obj->maps[j].kind != OBJECT_MAP_BTF ||
 			    !cli_stats_iterable(obj->maps[j].type, true))
 				continue;
 			m = runtime_map(s->plan.runtimes[i], obj->maps[j].name);
-			if (m)
+			if (!m)
+				continue;
+			if (json) {
+				struct json_object *jentries = json_object_new_array();
+
+				json_object_object_add(jmaps, obj->maps[j].name, jentries);
+				stats_map(f, specs[i], obj->maps[j].name, m, false, jentries);
+			} else {
 				stats_map(f, specs[i], obj->maps[j].name, m,
-					  cli_stats_syscall_keys(obj, &obj->maps[j]));
+					  cli_stats_syscall_keys(obj, &obj->maps[j]), NULL);
+			}
 		}
+	}
+	if (json) {
+		fprintf(f, "%s\n",
+			json_object_to_json_string_ext(
+				jdoc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(jdoc);
 	}
 	cli_stats_close(f, path);
 }

@@ -23,6 +23,7 @@ static const struct command {
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
 	{ "policy", cmd_policy, "print the tier this user would get, and why" },
+	{ "record", cmd_record, "run a command and write an allowlist filter of its syscalls" },
 	{ "ps", cmd_ps, "list the processes under seccomp and their supervisors" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
@@ -38,12 +39,46 @@ static void usage(FILE *f)
 		   "eBPF seccomp filters on stock kernels.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nRun 'secbpf COMMAND --help' for a command's options.\n");
+	fprintf(f, "\nRun 'secbpf COMMAND --help' (or 'secbpf help COMMAND') for a command's\n"
+		   "options, 'secbpf --version' for the version.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `secbpf help [COMMAND]`: the tool's usage, or COMMAND --help. */
+static int help(int argc, char **argv)
+{
+	const struct command *c;
+	char *help_argv[] = { NULL, "--help", NULL };
+
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 3) {
+		cli_error("help", "one command at a time (try 'secbpf help %s')", argv[2]);
+		return EXIT_USAGE;
+	}
+	c = find_command(argv[2]);
+	if (!c) {
+		cli_error("help", "unknown command '%s' (try 'secbpf --help')", argv[2]);
+		return EXIT_USAGE;
+	}
+	help_argv[0] = argv[2];
+	return c->run(2, help_argv);
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct command *c;
 
 	/* The loader reports bad BTF itself; libbpf's own stderr lines about
 	 * the same input would only repeat it in other words. */
@@ -52,13 +87,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	cli_error(argv[1], "unknown command (see secbpf --help)");
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		/* SECBPF_VERSION: meson's project version (meson.build). */
+		printf("secbpf %s\n", SECBPF_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
+	c = find_command(argv[1]);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	cli_error(argv[1], "unknown command (try 'secbpf --help')");
 	return EXIT_USAGE;
 }

@@ -6,8 +6,12 @@
  */
 #include <bpf/btf.h>
 #include <errno.h>
+#include <json-c/json.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Internal header: common/syscall_name.h, the one syscall resolver. */
 #include "common/syscall_name.h"
@@ -47,6 +51,54 @@ void cli_print_value(FILE *f, const uint8_t *p, size_t n)
 		return;
 	}
 	fprintf(f, "%llu", (unsigned long long)v);
+}
+
+struct json_object *cli_json_value(const uint8_t *p, size_t n)
+{
+	char *hex;
+	uint64_t v;
+	size_t i;
+
+	switch (n) {
+	case 1:
+	case 2:
+	case 4:
+	case 8:
+		v = 0;
+		/* Little-endian like cli_print_value's reads on the hosts
+		 * secbpf builds for (x86_64, aarch64). */
+		memcpy(&v, p, n);
+		return json_object_new_uint64(v);
+	default:
+		hex = malloc(2 * n + 3);
+		if (!hex)
+			return NULL;
+		strcpy(hex, "0x");
+		for (i = 0; i < n; i++)
+			snprintf(hex + 2 + 2 * i, 3, "%02x", p[i]);
+		struct json_object *j = json_object_new_string(hex);
+
+		free(hex);
+		return j;
+	}
+}
+
+struct json_object *cli_json_entry(const uint8_t *key, size_t ksize, const uint8_t *val,
+				   size_t vsize, size_t stride, unsigned int nvals, bool percpu)
+{
+	struct json_object *e = json_object_new_object(), *vals;
+	unsigned int c;
+
+	json_object_object_add(e, "key", cli_json_value(key, ksize));
+	if (!percpu) {
+		json_object_object_add(e, "value", cli_json_value(val, vsize));
+		return e;
+	}
+	vals = json_object_new_array();
+	for (c = 0; c < nvals; c++)
+		json_object_array_add(vals, cli_json_value(val + c * stride, vsize));
+	json_object_object_add(e, "value", vals);
+	return e;
 }
 
 bool cli_stats_iterable(uint32_t type, bool with_task_storage)
@@ -125,6 +177,24 @@ FILE *cli_stats_open(const char *path)
 	if (!f)
 		cli_error(path, "cannot write the stats: %s", strerror(errno));
 	return f;
+}
+
+int cli_stats_check(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	/* Created (or truncated) now, rewritten at the end: a typo in the
+	 * path must not cost the user a whole run of CMD. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		cli_error(path, "cannot write the stats: %s (checked before running the command)",
+			  strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 void cli_stats_close(FILE *f, const char *path)

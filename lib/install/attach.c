@@ -108,7 +108,7 @@ static int check_user_notif(const struct sock_filter *insns, size_t len, unsigne
 		return err_set(err, EINVAL,
 			       "instruction %zu returns SECCOMP_RET_USER_NOTIF but no listener is "
 			       "created: those syscalls would fail with ENOSYS (they need the "
-			       "supervisor)",
+			       "supervisor, and a user agent: secbpf run --agent SOCKET)",
 			       i);
 	}
 	return 0;

@@ -155,9 +155,19 @@ int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,
 	int rc;
 
 	pthread_mutex_lock(&sv->agent_lock);
-	if (sv->agent_fd < 0)
+	if (sv->agent_fd < 0) {
 		rc = -ENOTCONN;
-	else
+		/* Once: a filter meant for an agent would otherwise fail
+		 * syscalls with ENOSYS and nobody would know why. */
+		if (!sv->told_no_agent)
+			supervisor_log(
+				sv,
+				"pid %u: syscall %d: a filter returned USER_NOTIF and no user "
+				"agent answers (give one with secbpf run --agent SOCKET, "
+				"docs/agent.md): it fails with ENOSYS, as will the next ones",
+				req->pid, req->data.nr);
+		sv->told_no_agent = true;
+	} else
 		rc = agent_send_request(sv, req, t, ret);
 	if (!rc)
 		rc = agent_receive_reply(sv, req->id, &a);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/syscall_name.h"
+#include "install/action.h"
 #include "supervisor/supervisor_internal.h"
 
 void supervisor_log(struct supervisor *sv, const char *fmt, ...)
@@ -128,6 +130,22 @@ static int worker_decide(struct supervisor_worker *w, struct target *t, uint32_t
 	return rc;
 }
 
+/* Say why the supervisor killed a process: its exit status (137, SIGKILL)
+ * does not tell a filter's KILL from any other SIGKILL. */
+static void log_kill(struct supervisor *sv, const struct seccomp_notif *req, const struct target *t,
+		     uint32_t ret)
+{
+	const char *abi = syscall_abi_name(req->data.arch, req->data.nr);
+	char name[64], action[32];
+
+	syscall_name(req->data.arch, req->data.nr, name, sizeof(name));
+	supervisor_log(
+		sv, "killed process %d (SIGKILL): a filter returned %s for its %s syscall %s%s%d%s",
+		(int)t->tgid, action_format(ret, action, sizeof(action)),
+		abi ? abi : "unknown-arch", name, name[0] ? " (" : "", req->data.nr,
+		name[0] ? ")" : "");
+}
+
 /*
  * Carry out deed for the notification w holds (its thread t, the combined
  * action ret), then send the reply supervisor_reply_for() put in w->resp
@@ -169,6 +187,8 @@ static void worker_act(struct supervisor_worker *w, struct target *t, enum super
 		break;
 	case SUPERVISOR_KILL:
 		rc = supervisor_target_kill(sv, req->id, t);
+		if (rc == 0)
+			log_kill(sv, req, t, ret);
 		if (rc && rc != -ESRCH)
 			supervisor_log(
 				sv,

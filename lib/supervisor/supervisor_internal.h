@@ -94,6 +94,8 @@ struct supervisor {
 	 * agent_lock; agent_fd is -1 when there is none or once it failed. */
 	pthread_mutex_t agent_lock;
 	int agent_fd;
+	/* Said once: a USER_NOTIF came with no agent to ask (under agent_lock). */
+	bool told_no_agent;
 	unsigned int agent_timeout_ms;
 
 	/* The control socket (control.c): its thread never touches what the
