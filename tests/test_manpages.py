@@ -103,8 +103,8 @@ def check_secbpf_1(src, pages, secbpf):
 	for cmd in commands(src) + ["help"]:
 		if cmd not in firsts:
 			fail("secbpf.1: no section (.SS) for the command '%s'" % cmd)
-		if not re.search(r"^\.B %s$" % re.escape(cmd.replace("-", "\\-")), section(page, "SYNOPSIS"),
-				 re.M):
+		if not re.search(r"^\.B %s( |$)" % re.escape(cmd.replace("-", "\\-")),
+				 section(page, "SYNOPSIS"), re.M):
 			fail("secbpf.1: the SYNOPSIS has no 'secbpf %s'" % cmd)
 	for cmd in commands(src):
 		opts = help_options(secbpf, [cmd])
