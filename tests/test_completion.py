@@ -131,10 +131,31 @@ def main():
 		expect(script, d, [fake, "test", "filter.o", "--arch", "i386", "--nr", "so"],
 		       exact=["socketcall", "socket"])
 		expect(script, d, [fake, "sys", "se"], exact=["sendto"])
-		# ... and the real one: its names when it lists them, else nothing.
+		# A secbpf that cannot list them: the <secbpf/syscalls.h> beside it.
+		os.makedirs(os.path.join(d, "pfx", "bin"))
+		os.makedirs(os.path.join(d, "pfx", "include", "secbpf"))
+		old = os.path.join(d, "pfx", "bin", "secbpf")
+		with open(old, "w") as f:
+			f.write("#!/bin/sh\nexit 2\n")
+		os.chmod(old, stat.S_IRWXU)
+		with open(os.path.join(d, "pfx", "include", "secbpf", "syscalls.h"), "w") as f:
+			f.write("#define __SNR_x86_64_socket 41\n#define __SNR_x86_64_sendto 44\n"
+				"#define __SNR_i386_socketcall 102\n#define __SNR_i386_socket 359\n"
+				"#define __SNR_x32_socket 1073741865\n")
+		expect(script, d, [old, "test", "f.o", "--arch", "x86_64", "--nr", "so"], exact=["socket"])
+		expect(script, d, [old, "test", "f.o", "--arch", "i386", "--nr", "so"],
+		       exact=["socketcall", "socket"])
+		expect(script, d, [old, "test", "f.o", "--arch", "x86", "--nr", "so"],
+		       exact=["socketcall", "socket"])
+		expect(script, d, [old, "test", "f.o", "--arch", "x32", "--nr", ""], exact=["socket"])
+		expect(script, d, [old, "test", "f.o", "--arch", "s390x", "--nr", ""], exact=[])
+		# ... and the real one: its names when it lists them or has the
+		# header beside it in the source tree, else nothing.
 		r = subprocess.run([secbpf, "sys", "--list"], capture_output=True, text=True)
-		if r.returncode == 0:
+		header = os.path.join(os.path.dirname(secbpf), "..", "include", "secbpf", "syscalls.h")
+		if r.returncode == 0 or os.path.exists(header):
 			expect(script, d, [secbpf, "test", "filter.o", "--nr", "opena"], want=["openat"])
+			expect(script, d, [secbpf, "sys", "--arch", "i386", "socketc"], exact=["socketcall"])
 		else:
 			expect(script, d, [secbpf, "test", "filter.o", "--nr", "opena"], exact=[])
 	print("%d failed" % len(failures) if failures else "completion: all checks passed")
