@@ -179,6 +179,20 @@ def check_filter_7(pages):
 			fail("secbpf-filter.7: says nothing of %s" % word)
 
 
+def check_filter_header(src, pages):
+	"""Every macro and type <secbpf/filter.h> offers filters is in secbpf-filter.7."""
+	page = unroff(pages.get("secbpf-filter.7", ""))
+	text = read(os.path.join(src, "include", "secbpf", "filter.h"))
+	names = [n for n in re.findall(r"^#define (SECBPF_[A-Z0-9]\w*)", text, re.M)
+		 if n != "SECBPF_FILTER_H"]  # nor the SECBPF__ internals
+	names += re.findall(r"^typedef [^;]*\b(\w+);", text, re.M)
+	for name in names:
+		if name not in page:
+			fail("secbpf-filter.7: %s of <secbpf/filter.h> is not documented" % name)
+	if os.path.exists(os.path.join(src, "include", "secbpf", "syscalls.h")) and "__SNR_" not in page:
+		fail("secbpf-filter.7: the __SNR_ names of <secbpf/syscalls.h> are not documented")
+
+
 def check_helpers_listed(src, pages):
 	"""Every helper the verifier offers, and every one it refuses by name, is in the page."""
 	page = pages.get("secbpf-filter.7", "")
@@ -255,6 +269,7 @@ def main():
 	check_secbpfd_8(src, pages, secbpfd)
 	check_secbpf_3(src, pages)
 	check_filter_7(pages)
+	check_filter_header(src, pages)
 	check_helpers_listed(src, pages)
 	check_cross_references(pages)
 	with tempfile.TemporaryDirectory(prefix="secbpf-man-") as tmp:
