@@ -106,13 +106,20 @@ def check_secbpf_1(src, pages, secbpf):
 		if not re.search(r"^\.B %s( |$)" % re.escape(cmd.replace("-", "\\-")),
 				 section(page, "SYNOPSIS"), re.M):
 			fail("secbpf.1: the SYNOPSIS has no 'secbpf %s'" % cmd)
+	# Each option in its command's own section (--help and --set are
+	# documented once for all, under OPERANDS AND VALUES).
+	subsections = re.split(r"^(?=\.SS )", section(page, "COMMANDS"), flags=re.M)
 	for cmd in commands(src):
 		opts = help_options(secbpf, [cmd])
 		if not opts:
 			fail("secbpf %s --help lists no option" % cmd)
+		own = "".join(t for t in subsections
+			      if (unroff(t[4:]).strip('"').split() or [""])[0] == cmd)
 		for opt in sorted(opts):
-			if not roff_names(page, opt):
-				fail("secbpf.1: the option %s of 'secbpf %s' is not documented" % (opt, cmd))
+			where = page if opt in ("-h", "--help", "--set") else own
+			if not roff_names(where, opt):
+				fail("secbpf.1: the option %s of 'secbpf %s' is not in its section"
+				     % (opt, cmd))
 	for opt in ("--version", "--help"):
 		if not roff_names(page, opt):
 			fail("secbpf.1: %s is not documented" % opt)
