@@ -17,6 +17,11 @@
  *   secbpf: event denied_paths 24: 2f746d70...00 "/tmp/secbpf-denied/x"
  * Without a reader the ring fills up and later records are dropped, as in
  * the kernel; the decision does not depend on them.
+ *
+ * openat has a number per ABI: the filter checks x86_64's and i386's (a
+ * 64-bit process reaches i386's with `int $0x80`, where the kernel uses
+ * only the low 32 bits of the path pointer, and so does the filter). Any
+ * other ABI (x32, ...) gets EPERM for everything.
  */
 #include <secbpf/filter.h>
 
@@ -33,12 +38,21 @@ int deny_path(struct seccomp_data *ctx)
 {
 	static const char prefix[] = PREFIX;
 	char path[64];
+	__u64 user_path;
 	long n;
 	int i;
 
-	if (ctx->nr != __NR_openat)
-		return SECCOMP_RET_ALLOW;
-	n = bpf_probe_read_user_str(path, sizeof(path), (const void *)ctx->args[1]);
+	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64, I386);
+	if (SECBPF_ARCH_IS_I386(ctx)) {
+		if (ctx->nr != __SNR_i386_openat)
+			return SECCOMP_RET_ALLOW;
+		user_path = SECBPF_ARG_U32(ctx, 1);
+	} else {
+		if (ctx->nr != __SNR_x86_64_openat)
+			return SECCOMP_RET_ALLOW;
+		user_path = ctx->args[1];
+	}
+	n = bpf_probe_read_user_str(path, sizeof(path), (const void *)user_path);
 	if (n < 0)
 		return SECCOMP_RET_ALLOW; /* the kernel will fail it with EFAULT */
 	if (n <= (long)PREFIX_LEN)

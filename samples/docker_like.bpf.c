@@ -9,7 +9,8 @@
  *    skip a syscall) is not an x32 number and gets the default.
  *  - about 300 syscalls allowed outright: what ordinary programs use;
  *  - personality: only the personas Docker allows (PER_LINUX and
- *    PER_LINUX32, each with or without UNAME26) and the 0xffffffff query;
+ *    PER_LINUX32, each with or without UNAME26) and the 0xffffffff query,
+ *    compared on the low 32 bits: the kernel takes an unsigned int;
  *  - clone: denied when the flags ask for a new namespace (the mask Docker
  *    uses: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET);
  *    clone3 gets ENOSYS, because its flags sit in memory a filter cannot
@@ -17,8 +18,10 @@
  *  - socket: address families from AF_VSOCK (40) on are denied (vsock
  *    reaches the hypervisor; KCM, QIPCRTR, SMC, XDP and MCTP are rarely
  *    needed attack surface), and so is AF_NETLINK with NETLINK_AUDIT
- *    (writing to the host's audit log). Arguments are compared on all 64
- *    bits, like Docker's profile: garbage in the upper half is denied;
+ *    (writing to the host's audit log). The kernel takes the family and
+ *    the protocol as ints, so both are compared on their low 32 bits:
+ *    socket(AF_NETLINK, SOCK_RAW, 9 | 1ull << 32) opens an audit socket
+ *    and is denied like 9 (a 64-bit compare let it through);
  *  - everything else (mount, unshare, setns, bpf, kexec, module loading,
  *    keyrings, io_uring, ...) gets ERRNO(EPERM).
  *
@@ -37,7 +40,7 @@
 #define DENY (SECCOMP_RET_ERRNO | EPERM)
 
 /* personality(2): one of DOCKER_LIKE_PERSONAS. */
-static __always_inline int personality_allowed(__u64 persona)
+static __always_inline int personality_allowed(__u32 persona)
 {
 #define PERSONA_IS(value) persona == value ||
 #define LAST_PERSONA_IS(value) persona == value
@@ -47,7 +50,7 @@ static __always_inline int personality_allowed(__u64 persona)
 }
 
 /* socket(2): see the top of the file. */
-static __always_inline int socket_allowed(__u64 family, __u64 protocol)
+static __always_inline int socket_allowed(__u32 family, __u32 protocol)
 {
 	if (family >= DOCKER_LIKE_AF_VSOCK)
 		return 0;
@@ -69,13 +72,13 @@ int docker_like(struct seccomp_data *ctx)
 	switch (nr) {
 	/* Argument checks. */
 	case __NR_personality:
-		return personality_allowed(ctx->args[0]) ? SECCOMP_RET_ALLOW : DENY;
+		return personality_allowed(SECBPF_ARG_U32(ctx, 0)) ? SECCOMP_RET_ALLOW : DENY;
 	case __NR_clone:
 		return ctx->args[0] & DOCKER_LIKE_NS_CLONE_FLAGS ? DENY : SECCOMP_RET_ALLOW;
 	case __NR_clone3:
 		return SECCOMP_RET_ERRNO | ENOSYS;
 	case __NR_socket:
-		return socket_allowed(ctx->args[0], ctx->args[2]) ? SECCOMP_RET_ALLOW : DENY;
+		return socket_allowed(SECBPF_ARG_U32(ctx, 0), SECBPF_ARG_U32(ctx, 2)) ? SECCOMP_RET_ALLOW : DENY;
 
 	/* About 300 syscalls allowed outright (docker_like_policy.h). */
 #define ALLOWED_CASE(name) case __NR_##name:

@@ -6,10 +6,17 @@
  * limit is hit. A token bucket per process, keyed by its TGID, refilled from
  * bpf_ktime_get_ns. Shows helpers and a hash map together. Tokens are
  * counted in nanoseconds of credit so that no division is needed.
+ *
+ * The syscall has a number per ABI: `limited_nr` is x86_64's and
+ * `limited_nr_i386` i386's (clone is 120 there, and a 64-bit process
+ * reaches it with `int $0x80`); both spend from the same bucket. Any other
+ * ABI (x32, ...) gets EPERM for everything. Only that one syscall is
+ * limited: fork, vfork and clone3 are others.
  */
 #include <secbpf/filter.h>
 
-const volatile __u32 limited_nr = __NR_clone;
+const volatile __u32 limited_nr = __SNR_x86_64_clone;
+const volatile __u32 limited_nr_i386 = __SNR_i386_clone;
 const volatile __u64 per_second = 10;
 const volatile __u64 burst = 20;
 
@@ -32,7 +39,10 @@ int rate_limit(struct seccomp_data *ctx)
 	struct bucket *b, fresh;
 	__u32 tgid;
 
-	if (ctx->nr != limited_nr || per_second == 0)
+	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64, I386);
+	if ((__u32)ctx->nr != (SECBPF_ARCH_IS_I386(ctx) ? limited_nr_i386 : limited_nr))
+		return SECCOMP_RET_ALLOW;
+	if (per_second == 0)
 		return SECCOMP_RET_ALLOW;
 	now = bpf_ktime_get_ns();
 	cost = 1000000000ull / per_second;

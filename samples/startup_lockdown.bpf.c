@@ -9,28 +9,65 @@
  * under it locks them all (per-process state would use task storage, as
  * exec_once.bpf.c does). Only close(startup_marker) and the locked
  * syscalls go to the supervisor; everything else stays in the kernel.
+ *
+ * The filter handles x86_64 and i386 (which a 64-bit process reaches with
+ * `int $0x80`), each under its own numbers; on i386 the locked syscalls
+ * include socketcall, which multiplexes listen with its arguments in
+ * memory the filter cannot read. Any other ABI (x32, ...) gets EPERM. The
+ * marker is compared on its low 32 bits, as close(2) takes an unsigned int.
  */
 #include <secbpf/filter.h>
 
-const volatile __u64 startup_marker = 0x5ecb0d0e;
+const volatile __u32 startup_marker = 0x5ecb0d0e;
 
 static __u32 locked;
+
+/* The marker was closed: from now on the syscalls below fail, for every
+ * process under this filter. */
+static __always_inline int lock_now(void)
+{
+	*(volatile __u32 *)&locked = 1;
+	return SECCOMP_RET_ALLOW;
+}
+
+/* A syscall allowed only before the marker. */
+static __always_inline int until_locked(void)
+{
+	if (*(volatile __u32 *)&locked)
+		return SECCOMP_RET_ERRNO | EPERM;
+	return SECCOMP_RET_ALLOW;
+}
 
 SEC("seccomp")
 int startup_lockdown(struct seccomp_data *ctx)
 {
+	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64, I386);
+	if (SECBPF_ARCH_IS_I386(ctx)) {
+		switch (ctx->nr) {
+		case __SNR_i386_close:
+			if (SECBPF_ARG_U32(ctx, 0) == startup_marker)
+				return lock_now();
+			return SECCOMP_RET_ALLOW;
+		case __SNR_i386_execve:
+		case __SNR_i386_execveat:
+		case __SNR_i386_ptrace:
+		case __SNR_i386_listen:
+		case __SNR_i386_socketcall:
+			return until_locked();
+		default:
+			return SECCOMP_RET_ALLOW;
+		}
+	}
 	switch (ctx->nr) {
-	case __NR_close:
-		if (ctx->args[0] == startup_marker)
-			*(volatile __u32 *)&locked = 1;
+	case __SNR_x86_64_close:
+		if (SECBPF_ARG_U32(ctx, 0) == startup_marker)
+			return lock_now();
 		return SECCOMP_RET_ALLOW;
-	case __NR_execve:
-	case __NR_execveat:
-	case __NR_ptrace:
-	case __NR_listen:
-		if (*(volatile __u32 *)&locked)
-			return SECCOMP_RET_ERRNO | EPERM;
-		return SECCOMP_RET_ALLOW;
+	case __SNR_x86_64_execve:
+	case __SNR_x86_64_execveat:
+	case __SNR_x86_64_ptrace:
+	case __SNR_x86_64_listen:
+		return until_locked();
 	default:
 		return SECCOMP_RET_ALLOW;
 	}

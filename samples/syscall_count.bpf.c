@@ -7,25 +7,38 @@
  * each), which runs this program with a real hash map shared by its
  * threads. Narrow `counted_nr` with --set counted_nr=N to count one
  * syscall only; the others then stay in the kernel at full speed.
+ *
+ * The keys are numbers of the native ABI (x86_64 on x86_64), typed
+ * secbpf_syscall_nr so that `secbpf run --stats` names them; syscalls of
+ * another ABI (i386 through `int $0x80`, x32) have other numbers, so they
+ * are counted apart, in other_abi_calls.
  */
 #include <secbpf/filter.h>
 
 /* 0: count every syscall; else only this number. */
 const volatile __u32 counted_nr = 0;
 
+/* Syscalls of another ABI than the native one. */
+__u64 other_abi_calls;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
-	__type(key, __u32);   /* syscall number */
+	__type(key, secbpf_syscall_nr);
 	__type(value, __u64); /* calls */
 } syscall_counts SEC(".maps");
 
 SEC("seccomp")
 int count_syscalls(struct seccomp_data *ctx)
 {
-	__u32 nr = ctx->nr;
+	secbpf_syscall_nr nr = ctx->nr;
 	__u64 one = 1, *count;
 
+	if (!SECBPF_ARCH_IS_NATIVE(ctx)) {
+		if (!counted_nr)
+			__sync_fetch_and_add(&other_abi_calls, 1);
+		return SECCOMP_RET_ALLOW;
+	}
 	if (counted_nr && nr != counted_nr)
 		return SECCOMP_RET_ALLOW;
 	count = bpf_map_lookup_elem(&syscall_counts, &nr);

@@ -191,3 +191,34 @@ Test(dump, a_process_traced_by_another_is_refused)
 	cr_assert_eq(rc, 2, "%s", out);
 	cr_assert(strstr(out, "cannot trace it"), "%s", out);
 }
+
+Test(dump, names_syscalls_and_labels_the_listener_guard)
+{
+	char seed[4096], lockdown[4096], pidfile[256];
+	const char *guard, *filter;
+	pid_t pid;
+	int rc;
+
+	if (geteuid() != 0)
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+	sample(seed, sizeof(seed), "seed_close");
+	sample(lockdown, sizeof(lockdown), "startup_lockdown");
+	/* startup_lockdown is stateful: its filter starts with the guard. */
+	pid = start_filtered(seed, lockdown, pidfile, sizeof(pidfile));
+	rc = secbpf("dump %d", (int)pid);
+	kill(pid, SIGKILL);
+	unlink(pidfile);
+	cr_assert_eq(rc, 0, "%s", out);
+	guard = strstr(out, "  # listener guard (0000-");
+	cr_assert_not_null(guard, "%s", out);
+	filter = strstr(guard, "  # the filter\n");
+	cr_assert_not_null(filter, "%s", out);
+	/* In the guard, seccomp on x86_64 (317); in the filter, execve. */
+	cr_expect(strstr(guard, "jeq #0x13d  true:"), "%s", out);
+	cr_expect(strstr(guard, "; seccomp\n"), "%s", out);
+	cr_expect(strstr(filter, "jge #0x3b  true:") && strstr(filter, "; execve\n"), "%s", out);
+	cr_expect(strstr(filter, "jeq #0xc000003e  true:") && strstr(filter, "; x86_64\n"), "%s",
+		  out);
+	/* The seed's filter has no guard: filter 0 has no such line. */
+	cr_expect(strstr(out, "filter 1: classic") < guard, "%s", out);
+}

@@ -134,10 +134,18 @@ bool cli_stats_iterable(uint32_t type, bool with_task_storage);
 /* "SPEC VAR = VALUE": a global variable of size bytes. */
 void cli_stats_var(FILE *f, const char *spec, const char *var, const uint8_t *value, size_t size);
 
-/* "SPEC MAP KEY = VALUE...": a map entry with nvals values of vsize bytes,
- * stride bytes apart (one per CPU slot of a per-CPU map). */
+/* "SPEC MAP KEY = VALUE... (NOTE)": a map entry with nvals values of vsize
+ * bytes, stride bytes apart (one per CPU slot of a per-CPU map); note (the
+ * syscall a key stands for) may be NULL or "". */
 void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *key, size_t ksize,
-		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals);
+		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals,
+		     const char *note);
+
+/* Whether a map's keys are syscall numbers: its BTF key type is the
+ * typedef secbpf_syscall_nr of <secbpf/filter.h> (numbers of the native
+ * ABI). cli_stats_syscall_name names one into buf ("" if none). */
+bool cli_stats_syscall_keys(const struct object *obj, const struct object_map *om);
+const char *cli_stats_syscall_name(const uint8_t *key, char *buf, size_t len);
 
 /*
  * `run --native` and `native-run`: load the n programs into a kernel with
@@ -156,6 +164,7 @@ int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_sys(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 

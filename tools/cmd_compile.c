@@ -34,18 +34,12 @@ static void compile_usage(FILE *f)
 
 void cli_print_cbpf(FILE *f, const struct cbpf_prog *p)
 {
-	char buf[160];
-	uint32_t i;
-
 	fprintf(f, "# %u instructions, %u (arch, nr) ranges, %u decided by the supervisor%s\n",
 		p->len, p->cells, p->notif_cells,
 		p->needs_supervisor ? " (needs the supervisor)" : "");
 	fprintf(f, " line  OP   JT   JF   K\n");
 	fprintf(f, "=================================\n");
-	for (i = 0; i < p->len; i++) {
-		cbpf_disasm_insn(p->insns, p->len, i, buf, sizeof(buf));
-		fprintf(f, " %s\n", buf);
-	}
+	cbpf_disasm_print(f, p->insns, p->len, " ");
 }
 
 static void print_c(FILE *f, const struct cbpf_prog *p, const char *name)

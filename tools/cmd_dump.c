@@ -198,10 +198,7 @@ static void dump_print(FILE *out, const struct dump_filter *f, unsigned long ind
 
 	if (!f->extended) {
 		fprintf(out, "filter %lu: classic, %u instructions\n", index, f->cnt);
-		for (i = 0; i < f->cnt; i++) {
-			cbpf_disasm_insn(f->cbpf, f->cnt, i, buf, sizeof(buf));
-			fprintf(out, "  %s\n", buf);
-		}
+		cbpf_disasm_print(out, f->cbpf, f->cnt, "  ");
 		return;
 	}
 	fprintf(out, "filter %lu: extended", index);

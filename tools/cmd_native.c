@@ -313,8 +313,11 @@ static int native_exec(const struct native_abi *abi, const struct native_prog *n
  * per entry of the maps the kernel can iterate. Task storage cannot be
  * iterated from user space (its key is a pidfd of a live process).
  */
-static void native_stats_map(FILE *f, const char *spec, const struct object_map *om, int fd)
+static void native_stats_map(FILE *f, const char *spec, const struct object *obj,
+			     const struct object_map *om, int fd)
 {
+	bool syscall_keys = cli_stats_syscall_keys(obj, om);
+	char note[64] = "";
 	size_t vstride = (om->value_size + 7) / 8 * 8;
 	bool percpu = om->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		      om->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
@@ -333,8 +336,10 @@ static void native_stats_map(FILE *f, const char *spec, const struct object_map 
 		prev = key;
 		if (native_map_lookup(fd, key, val))
 			continue;
+		if (syscall_keys)
+			cli_stats_syscall_name(key, note, sizeof(note));
 		cli_stats_entry(f, spec, om->name, key, om->key_size, val, om->value_size, vstride,
-				ncpus);
+				ncpus, note);
 	}
 out:
 	free(key);
@@ -371,7 +376,7 @@ static void native_stats(const char **specs, const struct cli_target *t,
 		for (j = 0; j < obj->map_cnt; j++)
 			if (obj->maps[j].kind == OBJECT_MAP_BTF &&
 			    cli_stats_iterable(obj->maps[j].type, false))
-				native_stats_map(f, specs[i], &obj->maps[j], np[i].map_fds[j]);
+				native_stats_map(f, specs[i], obj, &obj->maps[j], np[i].map_fds[j]);
 	}
 	cli_stats_close(f, path);
 }

@@ -6,8 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <linux/audit.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 /* Internal headers: vm/runtime.h, to run the program once (see
  * test_run_once for why not secbpf_program__test_run), and
  * install/action.h, to print the action as docs/design.md §5 says. */
+#include "common/syscall_name.h"
 #include "install/action.h"
 #include "cli.h"
 #include "vm/runtime.h"
@@ -29,7 +28,8 @@ static void test_usage(FILE *f)
 		"print the action the kernel would take: ALLOW, ERRNO(n), KILL_PROCESS,\n"
 		"KILL_THREAD, TRAP(n), TRACE(n), LOG or USER_NOTIF. OBJ may be a .c file.\n"
 		"\n"
-		"  --nr NAME|N      syscall name (resolved for --arch) or number; negative\n"
+		"  --nr NAME|N      syscall name (resolved for --arch, as secbpf sys does:\n"
+		"                   i386's socket is 359) or number; negative\n"
 		"                   numbers and x32's 0x40000000|n are taken as given\n"
 		"  --arch A         x86_64, x86 (or i386), x32, aarch64, ... or an\n"
 		"                   AUDIT_ARCH_* number (default: the native arch)\n"
@@ -70,37 +70,12 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Resolve --arch: the AUDIT_ARCH value for seccomp_data and the
- * libseccomp arch token used to resolve syscall names. */
-static int parse_arch(const char *s, uint32_t *audit, uint32_t *token)
+/* --nr on abi: a number taken as given, or a name resolved for abi.
+ * Returns 0, or -1 after printing why. */
+static int parse_nr(const char *s, const struct syscall_abi *abi, int32_t *nr)
 {
+	char label[32];
 	uint64_t n;
-
-	if (!strcmp(s, "i386"))
-		s = "x86";
-	if (parse_u64(s, &n) == 0) {
-		if (n > UINT32_MAX)
-			return -1;
-		*audit = (uint32_t)n;
-		/* libseccomp's tokens are the AUDIT_ARCH values (x32 aside), so
-		 * the matching arch resolves names; none matching is fine for
-		 * numeric syscalls. */
-		*token = *audit;
-		return 0;
-	}
-	*token = seccomp_arch_resolve_name(s);
-	if (!*token)
-		return -1;
-	/* The kernel reports x32 tasks with AUDIT_ARCH_X86_64 (bit 30 of nr
-	 * tells them apart); libseccomp's x32 token is not an audit arch. */
-	*audit = *token == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64 : *token;
-	return 0;
-}
-
-static int parse_nr(const char *s, uint32_t token, int32_t *nr)
-{
-	uint64_t n;
-	int r;
 
 	if (parse_u64(s, &n) == 0) {
 		if ((int64_t)n < INT32_MIN || ((int64_t)n > INT32_MAX && n > UINT32_MAX)) {
@@ -110,14 +85,11 @@ static int parse_nr(const char *s, uint32_t token, int32_t *nr)
 		*nr = (int32_t)(uint32_t)n;
 		return 0;
 	}
-	/* libseccomp returns negative pseudo numbers for syscalls that do not
-	 * exist on an arch; those are never valid in seccomp_data. */
-	r = seccomp_syscall_resolve_name_arch(token, s);
-	if (r < 0) {
-		cli_error("--nr", "no syscall named '%s' on this arch", s);
+	if (syscall_number(abi, s, nr)) {
+		cli_error("--nr", "no syscall named '%s' on %s (see: secbpf sys NAME --arch ARCH)",
+			  s, syscall_abi_label(abi, label, sizeof(label)));
 		return -1;
 	}
-	*nr = r;
 	return 0;
 }
 
@@ -136,23 +108,19 @@ static int parse_number_option(const char *option, const char *arg, uint64_t *v)
  * printing why. */
 static int test_syscall(const char *arch_arg, const char *nr_arg, struct seccomp_data *sd)
 {
-	uint32_t token;
+	struct syscall_abi abi = syscall_abi_native();
 
 	if (!nr_arg) {
 		cli_error("test", "--nr is required (a syscall name or number)");
 		return -1;
 	}
-	if (arch_arg) {
-		if (parse_arch(arch_arg, &sd->arch, &token)) {
-			cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
-				  arch_arg);
-			return -1;
-		}
-	} else {
-		token = seccomp_arch_native();
-		sd->arch = token;
+	if (arch_arg && syscall_abi_parse(arch_arg, &abi)) {
+		cli_error("--arch", "unknown arch '%s' (try x86_64, x86, x32, aarch64 or an AUDIT_ARCH_* number)",
+			  arch_arg);
+		return -1;
 	}
-	return parse_nr(nr_arg, token, &sd->nr);
+	sd->arch = abi.audit;
+	return parse_nr(nr_arg, &abi, &sd->nr);
 }
 
 /*

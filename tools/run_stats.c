@@ -22,8 +22,9 @@
  * KEY = VALUE"); integers of 1, 2, 4 or 8 bytes in decimal, anything else
  * in hex, per-CPU values one per worker slot.
  */
-static void stats_map(FILE *f, const char *spec, const char *name, struct map *m)
+static void stats_map(FILE *f, const char *spec, const char *name, struct map *m, bool syscall_keys)
 {
+	char note[64] = "";
 	size_t ksz = map_key_size(m), vsz = map_value_size(m), usz = map_user_value_size(m);
 	bool percpu = usz != vsz;
 	uint8_t *key, *next, *val;
@@ -39,8 +40,10 @@ static void stats_map(FILE *f, const char *spec, const char *name, struct map *m
 		prev = key;
 		if (map_lookup_user(m, key, val))
 			continue;
+		if (syscall_keys)
+			cli_stats_syscall_name(key, note, sizeof(note));
 		cli_stats_entry(f, spec, name, key, ksz, val, vsz, (vsz + 7) / 8 * 8,
-				percpu ? map_ncpus(m) : 1);
+				percpu ? map_ncpus(m) : 1, note);
 	}
 out:
 	free(key);
@@ -82,7 +85,8 @@ void run_stats(const struct run_state *s, const char **specs, const char *path)
 				continue;
 			m = runtime_map(s->plan.runtimes[i], obj->maps[j].name);
 			if (m)
-				stats_map(f, specs[i], obj->maps[j].name, m);
+				stats_map(f, specs[i], obj->maps[j].name, m,
+					  cli_stats_syscall_keys(obj, &obj->maps[j]));
 		}
 	}
 	cli_stats_close(f, path);

@@ -22,6 +22,7 @@ static const struct command {
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
 	{ "run", cmd_run, "run a command under filters" },
+	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
 };

@@ -4,10 +4,13 @@
  * `native-run` (the kernel's): "SPEC VAR = VALUE" per global variable and
  * "SPEC MAP KEY = VALUE..." per map entry.
  */
+#include <bpf/btf.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <string.h>
 
+/* Internal header: common/syscall_name.h, the one syscall resolver. */
+#include "common/syscall_name.h"
 #include "cli.h"
 
 /* An integer of 1, 2, 4 or 8 bytes in decimal, anything else in hex. */
@@ -71,7 +74,8 @@ void cli_stats_var(FILE *f, const char *spec, const char *var, const uint8_t *va
 }
 
 void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *key, size_t ksize,
-		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals)
+		     const uint8_t *val, size_t vsize, size_t stride, unsigned int nvals,
+		     const char *note)
 {
 	unsigned int c;
 
@@ -82,7 +86,33 @@ void cli_stats_entry(FILE *f, const char *spec, const char *map, const uint8_t *
 		fputc(' ', f);
 		cli_print_value(f, val + c * stride, vsize);
 	}
+	if (note && *note)
+		fprintf(f, " (%s)", note);
 	fputc('\n', f);
+}
+
+bool cli_stats_syscall_keys(const struct object *obj, const struct object_map *om)
+{
+	const struct btf_type *t;
+	uint32_t id = om->btf_key_type_id;
+
+	if (!obj->btf || !id || om->key_size != sizeof(uint32_t))
+		return false;
+	/* Through const and volatile to the typedef itself. */
+	t = btf__type_by_id(obj->btf, id);
+	while (t && (btf_is_const(t) || btf_is_volatile(t)))
+		t = btf__type_by_id(obj->btf, t->type);
+	return t && btf_is_typedef(t) &&
+	       !strcmp(btf__name_by_offset(obj->btf, t->name_off), "secbpf_syscall_nr");
+}
+
+const char *cli_stats_syscall_name(const uint8_t *key, char *buf, size_t len)
+{
+	struct syscall_abi abi = syscall_abi_native();
+	uint32_t nr;
+
+	memcpy(&nr, key, sizeof(nr));
+	return syscall_abi_syscall_name(&abi, (int32_t)nr, buf, len);
 }
 
 FILE *cli_stats_open(const char *path)

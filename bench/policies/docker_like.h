@@ -30,7 +30,8 @@
  * for the native x86_64 arch): the allowlist, then the argument rules.
  * libseccomp takes one comparison per argument in a rule and ORs the rules
  * of a syscall, so "family < AF_VSOCK, except AF_NETLINK with
- * NETLINK_AUDIT" becomes seven rules, 17..39 split into aligned blocks.
+ * NETLINK_AUDIT", on the low 32 bits of each, becomes 38 rules of aligned
+ * blocks.
  * Returns 0 or a negative errno from libseccomp.
  */
 static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
@@ -44,13 +45,26 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 	static const scmp_datum_t personas[] = { DOCKER_LIKE_PERSONAS(DOCKER_LIKE_DATUM,
 								      DOCKER_LIKE_DATUM) };
 #undef DOCKER_LIKE_DATUM
-	/* socket families AF_NETLINK + 1 .. AF_VSOCK - 1 (17..39) as (mask,
-	 * value) blocks: 17, 18-19, 20-23, 24-31, 32-39. */
+	/* socket(2) takes the family and the protocol as ints: each is
+	 * compared on its low 32 bits, as (mask, value) blocks whose mask
+	 * leaves the upper half out. Families 0..15 and 17..39 (17, 18-19,
+	 * 20-23, 24-31, 32-39); with AF_NETLINK, protocols other than 9
+	 * (0-7, 8, 10-11, 12-15, then 2^k..2^(k+1)-1 for k = 4..31). */
 	static const struct {
 		scmp_datum_t mask, value;
 	} families[] = {
-		{ ~0ull, 17 }, { ~1ull, 18 }, { ~3ull, 20 }, { ~7ull, 24 }, { ~7ull, 32 },
+		{ 0xfffffff0, 0 },  { 0xffffffff, 17 }, { 0xfffffffe, 18 },
+		{ 0xfffffffc, 20 }, { 0xfffffff8, 24 }, { 0xfffffff8, 32 },
 	};
+	struct {
+		scmp_datum_t mask, value;
+	} protocols[32] = {
+		{ 0xfffffff8, 0 },
+		{ 0xffffffff, 8 },
+		{ 0xfffffffe, 10 },
+		{ 0xfffffffc, 12 },
+	};
+	int k;
 	size_t i;
 	int rc;
 
@@ -60,8 +74,9 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 			return rc;
 	}
 	for (i = 0; i < sizeof(personas) / sizeof(personas[0]); i++) {
+		/* personality(2) takes an unsigned int: the low 32 bits. */
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_personality, 1,
-				      SCMP_A0_64(SCMP_CMP_EQ, personas[i]));
+				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffff, personas[i]));
 		if (rc)
 			return rc;
 	}
@@ -72,15 +87,18 @@ static inline int docker_like_seccomp_rules(scmp_filter_ctx ctx)
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0);
 	if (rc)
 		return rc;
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 1,
-			      SCMP_A0_64(SCMP_CMP_LT, DOCKER_LIKE_AF_NETLINK));
-	if (rc)
-		return rc;
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, __NR_socket, 2,
-			      SCMP_A0_64(SCMP_CMP_EQ, DOCKER_LIKE_AF_NETLINK),
-			      SCMP_A2_64(SCMP_CMP_NE, DOCKER_LIKE_NETLINK_AUDIT));
-	if (rc)
-		return rc;
+	for (k = 4; k < 32; k++) {
+		protocols[k].mask = 0xffffffffull & ~((1ull << k) - 1);
+		protocols[k].value = 1ull << k;
+	}
+	for (i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++) {
+		rc = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, __NR_socket, 2,
+			SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffff, DOCKER_LIKE_AF_NETLINK),
+			SCMP_A2_64(SCMP_CMP_MASKED_EQ, protocols[i].mask, protocols[i].value));
+		if (rc)
+			return rc;
+	}
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
 		rc = seccomp_rule_add(
 			ctx, SCMP_ACT_ALLOW, __NR_socket, 1,
@@ -168,7 +186,9 @@ static inline void docker_like_inputs(void (*fn)(const struct seccomp_data *sd, 
 	static const uint32_t big_nrs[] = { 0xffffffff, 0xfffffffe, 0x40000000, 0x40000027,
 					    0x4000003f, 0x7fffffff, 0x80000000, 0x3fffffff };
 	static const uint32_t arches[] = { AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64, 0, 0x4000003e };
-	static const uint64_t protos[] = { 0, 9, 0x100000009ull, 15 };
+	static const uint64_t protos[] = { 0,	       9,	    0x100000009ull,	    15,
+					   0x80000009, 0xffffffff, 0xffffffff00000009ull, 0x100000000ull,
+					   8,	       10,	   0x1000000000000009ull };
 	struct seccomp_data sd = { .arch = AUDIT_ARCH_X86_64 };
 	uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 	uint32_t nr;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/err.h"
 #include "object/object.h"
@@ -103,5 +104,15 @@ bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t 
 /* One instruction in readable form (like libseccomp's scmp_bpf_disasm). */
 void cbpf_disasm_insn(const struct sock_filter *insns, size_t len, size_t idx, char *buf,
 		      size_t buflen);
+
+/*
+ * A whole filter, one instruction per line after indent, as
+ * cbpf_disasm_insn() writes them, with names next to numbers as
+ * libseccomp's PFC output has them: a compare of nr on a path that has
+ * checked the arch names the syscall ("; execve"), a compare of arch the
+ * ABI ("; x86_64"). When the filter starts with secbpf's listener guard,
+ * a line before it and one after it say where it starts and ends.
+ */
+void cbpf_disasm_print(FILE *f, const struct sock_filter *insns, size_t len, const char *indent);
 
 #endif

@@ -14,11 +14,11 @@
  * stay provable by the kernel's action cache.
  */
 #include <errno.h>
-#include <seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "cbpf/cbpf_internal.h"
+#include "common/syscall_name.h"
 
 /* The low 32 bits of args[i]: seccomp_data is in the host's byte order. */
 #define ARG_LO(i)                                                                                  \
@@ -34,16 +34,14 @@ size_t cbpf_guard_targets(struct cbpf_guard_target *out, size_t max)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
-		uint32_t tok = seccomp_arch_resolve_name(arches[i]), arch;
-		int nr;
+		struct syscall_abi abi;
+		uint32_t arch;
+		int32_t nr;
 
-		if (!tok)
-			continue;
-		nr = seccomp_syscall_resolve_name_arch(tok, "seccomp");
-		if (nr < 0)
+		if (syscall_abi_parse(arches[i], &abi) || syscall_number(&abi, "seccomp", &nr))
 			continue;
 		/* x32 shares AUDIT_ARCH_X86_64; its numbers carry bit 30. */
-		arch = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
+		arch = abi.audit;
 		for (j = 0; j < n; j++)
 			if (out[j].arch == arch && out[j].nr == (uint32_t)nr)
 				break;

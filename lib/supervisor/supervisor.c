@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <seccomp.h>
-
 #include "cbpf/cbpf.h"
+#include "common/syscall_name.h"
 #include "supervisor/supervisor.h"
 
 /* ------------------------------------------------------------------ */
@@ -121,14 +120,14 @@ bool supervisor_stack_single(const struct supervisor_prog *progs, size_t n)
 /* Whether a filter denies this process's arch installing a listener. */
 static bool guard_denies_native(const struct sock_filter *insns, size_t len)
 {
+	struct syscall_abi abi = syscall_abi_native();
 	struct seccomp_data sd;
-	uint32_t arch = seccomp_arch_native();
-	int nr = seccomp_syscall_resolve_name_arch(arch, "seccomp");
+	int32_t nr;
 
-	if (nr < 0)
+	if (syscall_number(&abi, "seccomp", &nr))
 		return false;
 	memset(&sd, 0, sizeof(sd));
-	sd.arch = arch;
+	sd.arch = abi.audit;
 	sd.nr = nr;
 	sd.args[0] = SECCOMP_SET_MODE_FILTER;
 	sd.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
