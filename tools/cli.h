@@ -163,6 +163,8 @@ int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_map(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sys(int argc, char **argv);
 int cmd_test(int argc, char **argv);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * `secbpf cc FILE.c [-o OBJ]`: compile a filter with the flags a secbpf
- * filter needs (-O2 -g -target bpf, multiarch includes, <secbpf/filter.h>).
+ * filter needs (-O2 -g -target bpf, multiarch includes, <secbpf/filter.h>),
+ * then lint its programs (docs/lints.md).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,21 +10,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_lint.h"
 
 static void cc_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf cc FILE.c [-o OBJ] [-I DIR] [-D NAME[=VALUE]] [--mcpu CPU] [-- CLANG-ARGS...]\n"
+		"usage: secbpf cc FILE.c [-o OBJ] [-I DIR] [-D NAME[=VALUE]] [--mcpu CPU] [--Werror]\n"
+		"                 [-- CLANG-ARGS...]\n"
 		"\n"
 		"Compile a SEC(\"seccomp\") filter written in C into a BPF object with\n"
 		"clang -O2 -g -target bpf, the host's multiarch include directory and the\n"
 		"directory of <secbpf/filter.h>. The default output is FILE.o (FILE.c with\n"
 		"its .c replaced). Set SECBPF_CLANG to use another clang.\n"
+		"Each program is then linted for the classic traps of seccomp filters:\n"
+		"`FILE:LINE: warning: ...` and `note:` lines on stderr (docs/lints.md).\n"
 		"\n"
 		"  -o OBJ         write the object to OBJ\n"
 		"  -I DIR         add an include directory\n"
 		"  -D NAME[=VAL]  define a macro\n"
 		"  --mcpu CPU     BPF CPU version for clang (v1, v2, v3; default: clang's)\n"
+		"  --Werror       a lint warning is an error: exit 1, no object written\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -32,8 +38,11 @@ int cmd_cc(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mcpu", required_argument, NULL, 'm' },
+		{ "Werror", no_argument, NULL, 'W' },
 		{ 0 },
 	};
+	bool werror = false;
+	int lint_status = 0;
 	const char *extra[48];
 	char *owned[48];	/* the -I/-D/-mcpu strings built here */
 	char *out = NULL, *out_arg = NULL, *buf;
@@ -65,6 +74,9 @@ int cmd_cc(int argc, char **argv)
 				return EXIT_USAGE;
 			extra[nextra++] = owned[nowned++] = buf;
 			break;
+		case 'W':
+			werror = true;
+			break;
 		}
 	}
 	if (c < 0)
@@ -89,9 +101,11 @@ int cmd_cc(int argc, char **argv)
 		}
 	}
 	rc = cli_compile(src, out, extra);
+	if (!rc)
+		lint_status = cli_lint_compiled(src, out, werror);
 	for (c = 0; c < nowned; c++)
 		free(owned[c]);
 	if (out != out_arg)
 		free(out);
-	return rc ? EXIT_USAGE : 0;
+	return rc ? EXIT_USAGE : lint_status;
 }

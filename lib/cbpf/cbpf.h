@@ -101,6 +101,54 @@ uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct
  */
 bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t arch, uint32_t nr);
 
+/*
+ * What the compiler's exploration sees, for the lints (lib/lint): each cell
+ * of the (arch, nr) domain it partitions the program into, with what the
+ * paths of that cell did. A path that needs the supervisor (a helper, a
+ * map) ends where it needs it and leaves no exit event.
+ */
+struct cbpf_cell {
+	bool arch_fixed;	/* arch == arch; else arch is none of excl[] */
+	uint32_t arch;
+	const uint32_t *excl;
+	uint32_t nexcl;
+	uint32_t lo, hi;	/* nr in [lo, hi], unsigned */
+};
+
+enum cbpf_event_kind {
+	CBPF_EV_EXIT,		/* a path returns at insn */
+	CBPF_EV_ARG_COMPARE,	/* a compare at insn reads the upper half of args[arg] */
+};
+
+struct cbpf_event {
+	uint8_t kind;
+	uint8_t arg;		/* CBPF_EV_ARG_COMPARE: the index into args[] */
+	bool value_known;	/* CBPF_EV_EXIT: the same value for every input of the path */
+	bool arch_tested;	/* CBPF_EV_EXIT: the path tested arch other than by cells */
+	uint32_t insn;		/* the compare; for an exit, where R0 got its value */
+	uint32_t branch_insn;	/* CBPF_EV_EXIT: the last conditional jump, or UINT32_MAX */
+	uint32_t value;		/* CBPF_EV_EXIT, when value_known */
+};
+
+struct cbpf_observer {
+	void *ctx;
+	/* Called once per cell explored to its end (or given to the
+	 * supervisor, then outcome_supervised), with the events of its paths.
+	 * outcome identifies the cell's decision: cells deciding alike for
+	 * every input have the same outcome. Nonzero stops the exploration
+	 * and is returned. */
+	int (*cell)(void *ctx, const struct cbpf_cell *cell, const void *outcome,
+		    bool outcome_supervised, const struct cbpf_event *ev, size_t nev);
+};
+
+/*
+ * Explore prog as cbpf_compile() does, without laying out a filter, and
+ * report every cell to obs. Returns 0, the observer's nonzero value, or a
+ * negative errno with err set (the program does not compile).
+ */
+int cbpf_observe(const struct object *obj, const struct object_prog *prog,
+		 const struct cbpf_observer *obs, struct secbpf_err *err);
+
 /* One instruction in readable form (like libseccomp's scmp_bpf_disasm). */
 void cbpf_disasm_insn(const struct sock_filter *insns, size_t len, size_t idx, char *buf,
 		      size_t buflen);

@@ -138,6 +138,9 @@ uint64_t cbpf_alu_eval(unsigned op, bool is32, bool sgn, uint64_t d, uint64_t s)
 uint64_t cbpf_width_mask(unsigned width);		/* the low width bits set */
 uint64_t cbpf_sign_extend(uint64_t v, unsigned width);	/* the low width bits, signed */
 uint64_t cbpf_byte_swap(uint64_t v, unsigned width);	/* width 16, 32 or 64 */
+/* The bits of the 64-bit seccomp_data field at off (an argument) that the
+ * bits demanded of e's value depend on (field_bits.c). */
+uint64_t cbpf_expr_field_bits(const struct cbpf_expr *e, uint32_t off, uint64_t demanded);
 
 struct cbpf_rnode *cbpf_rnode_intern(struct cbpf_store *s, const struct cbpf_rnode *t);
 /* A CBPF_R_RET of v (NULL for a NULL v). */

@@ -72,6 +72,7 @@ struct abs_val {
 	uint32_t map;
 	int64_t off;
 	const struct cbpf_expr *e;
+	uint32_t origin;	/* the instruction that produced it (for the lints) */
 };
 
 /* A stack entry: the low size bytes of v (little endian) at frame:off. */
@@ -85,6 +86,8 @@ struct stack_slot {
 struct explore_state {
 	uint32_t pc;
 	uint32_t depth;
+	bool arch_tested;	/* a residual test of arch is on the path */
+	uint32_t last_branch;	/* the last conditional jump on the path */
 	struct abs_val r[11];
 	struct {
 		uint32_t ret_pc;
@@ -111,7 +114,54 @@ struct cbpf_cc {
 
 	struct cell_leaf *leaves;
 	uint32_t nleaves, leaves_cap;
+
+	/* cbpf_observe(): what the paths of the current cell did. */
+	const struct cbpf_observer *obs;
+	struct cbpf_event *events;
+	uint32_t nevents, events_cap;
 };
+
+/* Note ev for the observer (a no-op when compiling). */
+static int explore_record(struct cbpf_cc *cc, const struct cbpf_event *ev)
+{
+	if (!cc->obs)
+		return 0;
+	if (cc->nevents == cc->events_cap) {
+		uint32_t cap = cc->events_cap ? cc->events_cap * 2 : 64;
+		struct cbpf_event *n = realloc(cc->events, cap * sizeof(*n));
+
+		if (!n)
+			return err_set(cc->err, ENOMEM, "out of memory");
+		cc->events = n;
+		cc->events_cap = cap;
+	}
+	cc->events[cc->nevents++] = *ev;
+	return 0;
+}
+
+/* The arguments whose upper 32 bits a residual compare c depends on. */
+static int explore_record_arg_compare(struct cbpf_cc *cc, uint32_t pc, const struct cbpf_cond *c)
+{
+	uint64_t da = c->is32 ? 0xffffffffull : ~0ull, db = da;
+	unsigned i;
+	int rc;
+
+	if (!cc->obs || !((c->a->deps | c->b->deps) & CBPF_DEP_DATA))
+		return 0;
+	if (c->op == CBPF_C_SET && c->b->kind == CBPF_X_CONST)
+		da &= c->b->imm;
+	for (i = 0; i < 6; i++) {
+		uint32_t off = (uint32_t)offsetof(struct seccomp_data, args[i]);
+		uint64_t bits = cbpf_expr_field_bits(c->a, off, da) |
+				cbpf_expr_field_bits(c->b, off, db);
+		struct cbpf_event ev = { .kind = CBPF_EV_ARG_COMPARE, .arg = (uint8_t)i,
+					 .insn = pc };
+
+		if (bits >> 32 && (rc = explore_record(cc, &ev)))
+			return rc;
+	}
+	return 0;
+}
 
 static struct cbpf_rnode *explore_branch(struct cbpf_cc *cc, const struct cbpf_cond *c,
 					 struct cbpf_rnode *t, struct cbpf_rnode *f)
@@ -686,6 +736,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 		return EXPLORE_NOTIF;	/* pointer compares: the supervisor's */
 	if (target >= cc->prog->insn_cnt)
 		return explore_reject(cc, st->pc, "jump out of the program");
+	st->last_branch = st->pc;
 	cond_normalize(in, &c);
 	c.a = a.e;
 	c.b = b.e;
@@ -706,6 +757,11 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 		st->pc = (d == CD_TRUE) != c.neg ? target : st->pc + 1;
 		return EXPLORE_CONT;
 	}
+	rc = explore_record_arg_compare(cc, st->pc, &c);
+	if (rc)
+		return rc;
+	if ((c.a->deps | c.b->deps) & CBPF_DEP_ARCH)
+		st->arch_tested = true;
 	if (++cc->cell_branches > EXPLORE_CELL_BRANCHES || depth >= EXPLORE_MAX_DEPTH)
 		return EXPLORE_GIVEUP;
 	fork = malloc(sizeof(*fork));
@@ -752,8 +808,10 @@ static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const stru
 
 static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbpf_rnode **out)
 {
+	struct cbpf_event ev = { .kind = CBPF_EV_EXIT };
 	const struct cbpf_expr *e;
 	uint32_t i;
+	int rc;
 
 	if (st->r[0].kind == CV_UNINIT)
 		return explore_reject(cc, st->pc, "R0 is not initialized at exit");
@@ -780,7 +838,31 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	*out = cbpf_rnode_ret(&cc->store, e);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
-	return EXPLORE_DONE;
+	ev.insn = st->r[0].origin;
+	ev.branch_insn = st->last_branch;
+	ev.arch_tested = st->arch_tested;
+	ev.value_known = e->kind == CBPF_X_CONST;
+	ev.value = (uint32_t)e->imm;
+	rc = explore_record(cc, &ev);
+	return rc ? rc : EXPLORE_DONE;
+}
+
+/* Where the value in's destination register will hold comes from (taken
+ * before in runs): a register move keeps its source's origin, anything
+ * else is made at st->pc. */
+static uint32_t explore_origin(const struct explore_state *st, const struct bpf_insn *in)
+{
+	bool reg_move = BPF_CLASS(in->code) != BPF_LDX && BPF_OP(in->code) == BPF_MOV &&
+			BPF_SRC(in->code) == BPF_X && !in->off;
+
+	return reg_move && in->src_reg < 11 ? st->r[in->src_reg].origin : st->pc;
+}
+
+static void explore_set_origin(struct explore_state *st, const struct bpf_insn *in,
+			       uint32_t origin)
+{
+	if (in->dst_reg < 10)
+		st->r[in->dst_reg].origin = origin;
 }
 
 /* Explore from st until every path ends; *out is the residual tree. */
@@ -789,6 +871,7 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 {
 	for (;;) {
 		const struct bpf_insn *in;
+		uint32_t origin;
 		int rc;
 
 		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
@@ -799,13 +882,17 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		switch (BPF_CLASS(in->code)) {
 		case BPF_ALU:
 		case BPF_ALU64:
+			origin = explore_origin(st, in);
 			rc = explore_alu(cc, st, in);
+			explore_set_origin(st, in, origin);
 			st->pc++;
 			break;
 		case BPF_LDX:
 			if (in->dst_reg >= 10)
 				return explore_reject(cc, st->pc, "write to r10");
+			origin = explore_origin(st, in);
 			rc = explore_ldx(cc, st, in);
+			explore_set_origin(st, in, origin);
 			st->pc++;
 			break;
 		case BPF_ST:
@@ -815,6 +902,8 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 			break;
 		case BPF_LD:
 			rc = explore_ld_imm64(cc, st, in);
+			if (rc == EXPLORE_CONT && in->dst_reg < 10)
+				st->r[in->dst_reg].origin = st->pc - 2;
 			break;
 		case BPF_JMP:
 		case BPF_JMP32:
@@ -864,6 +953,15 @@ static int explore_add_leaf(struct cbpf_cc *cc, const struct nr_cell *cell, stru
 	cc->leaves[cc->nleaves].cell = *cell;
 	cc->leaves[cc->nleaves].out = out;
 	cc->nleaves++;
+	if (cc->obs) {
+		struct cbpf_cell view = {
+			.arch_fixed = cell->arch_fixed, .arch = cell->arch, .excl = cell->excl,
+			.nexcl = cell->nexcl, .lo = cell->lo, .hi = cell->hi,
+		};
+
+		return cc->obs->cell(cc->obs->ctx, &view, out, out == cc->notif, cc->events,
+				     cc->nevents);
+	}
 	return 0;
 }
 
@@ -898,10 +996,12 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	cc->cell = *cell;
 	cc->cell_steps = 0;
 	cc->cell_branches = 0;
+	cc->nevents = 0;
 	cc->store.too_big = false;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return err_set(cc->err, ENOMEM, "out of memory");
+	st->last_branch = UINT32_MAX;
 	st->r[1] = (struct abs_val){ .kind = CV_CTX };
 	st->r[10] = (struct abs_val){ .kind = CV_STACK };
 	rc = explore_run(cc, st, &out, 0);
@@ -1035,11 +1135,13 @@ static int plan_build(struct cbpf_cc *cc, struct cbpf_plan *plan)
 	return 0;
 }
 
-int cbpf_compile(const struct object *obj, const struct object_prog *prog,
-		 const struct cbpf_compile_opts *opts, struct cbpf_prog *out,
-		 struct secbpf_err *err)
+/* Explore prog cell by cell; then lay the plan out into *out, or (with an
+ * observer) report the cells to it instead. */
+static int explore_program(const struct object *obj, const struct object_prog *prog,
+			   const struct cbpf_observer *obs, const struct cbpf_compile_opts *opts,
+			   struct cbpf_prog *out, struct secbpf_err *err)
 {
-	struct cbpf_cc cc = { .obj = obj, .prog = prog, .err = err };
+	struct cbpf_cc cc = { .obj = obj, .prog = prog, .err = err, .obs = obs };
 	struct cbpf_expr field = { .kind = CBPF_X_FIELD, .width = 32 };
 	struct cbpf_rnode notif = { .kind = CBPF_R_NOTIF };
 	struct nr_cell all = { .lo = 0, .hi = UINT32_MAX };
@@ -1048,8 +1150,6 @@ int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 	uint32_t explored = 0;
 	int rc = 0;
 
-	if (!out)
-		return err_set(err, EINVAL, "cbpf_compile: no output");
 	memset(out, 0, sizeof(*out));
 	if (!obj || !prog || !prog->insns || !prog->insn_cnt)
 		return err_set(err, EINVAL, "cbpf_compile: no program");
@@ -1066,20 +1166,45 @@ int cbpf_compile(const struct object *obj, const struct object_prog *prog,
 		struct nr_cell cell = w.v[--w.n];
 
 		/* Past the budgets the rest of the domain is supervised. */
-		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS)
+		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS) {
+			cc.nevents = 0;
 			rc = explore_add_leaf(&cc, &cell, cc.notif);
-		else
+		} else {
 			rc = explore_cell(&cc, &cell, &w);
+		}
 	}
-	if (!rc)
+	if (!rc && !cc.obs)
 		rc = plan_build(&cc, &plan);
-	if (!rc)
+	if (!rc && !cc.obs)
 		rc = cbpf_layout_plan(&plan, opts, out, err);
 out:
 	free(w.v);
 	free(cc.leaves);
+	free(cc.events);
 	cbpf_store_free(&cc.store);
+	return rc;
+}
+
+int cbpf_compile(const struct object *obj, const struct object_prog *prog,
+		 const struct cbpf_compile_opts *opts, struct cbpf_prog *out,
+		 struct secbpf_err *err)
+{
+	int rc;
+
+	if (!out)
+		return err_set(err, EINVAL, "cbpf_compile: no output");
+	rc = explore_program(obj, prog, NULL, opts, out, err);
 	return rc < 0 ? rc : 0;
+}
+
+int cbpf_observe(const struct object *obj, const struct object_prog *prog,
+		 const struct cbpf_observer *obs, struct secbpf_err *err)
+{
+	struct cbpf_prog unused;
+
+	if (!obs || !obs->cell)
+		return err_set(err, EINVAL, "cbpf_observe: no observer");
+	return explore_program(obj, prog, obs, NULL, &unused, err);
 }
 
 void cbpf_prog_free(struct cbpf_prog *p)
