@@ -220,6 +220,14 @@ def check_cross_references(pages):
 				fail("%s: refers to %s, which is not in man/" % (name, target))
 
 
+def check_docs_references(src, pages):
+	"""Every docs/X.md a page sends the reader to exists."""
+	for name, page in pages.items():
+		for ref in sorted(set(re.findall(r"docs/[\w.-]+\.md", unroff(page)))):
+			if not os.path.exists(os.path.join(src, ref)):
+				fail("%s: refers to %s, which does not exist" % (name, ref))
+
+
 def check_filter_example(pages, secbpf, tmp):
 	"""secbpf-filter.7's example filter builds, verifies and answers as shown."""
 	blocks = examples(pages.get("secbpf-filter.7", ""))
@@ -335,6 +343,7 @@ def main():
 	check_filter_header(src, pages)
 	check_helpers_listed(src, pages)
 	check_cross_references(pages)
+	check_docs_references(src, pages)
 	with tempfile.TemporaryDirectory(prefix="secbpf-man-") as tmp:
 		check_filter_example(pages, secbpf, tmp)
 		check_tool_examples(src, pages, secbpf, tmp)
