@@ -27,7 +27,7 @@ def directories(build):
 			   text=True, check=True)
 	opts = {o["name"]: o["value"] for o in json.loads(r.stdout)}
 	prefix = opts["prefix"]
-	dirs = {}
+	dirs = {"prefix": os.path.normpath(prefix)}
 	for name in ("bindir", "sbindir", "libdir", "libexecdir", "includedir", "datadir", "mandir",
 		     "sysconfdir"):
 		v = opts[name]
