@@ -39,9 +39,16 @@ def expected(src, dirs):
 	want = set()
 	with open(os.path.join(src, "tests", "install_manifest.txt"), encoding="utf-8") as f:
 		for line in f:
-			line = line.strip()
-			if line and not line.startswith("#"):
-				want.add(os.path.normpath(line.format(**dirs)))
+			words = line.split()
+			if not words or words[0].startswith("#"):
+				continue
+			if len(words) == 3 and words[1] == "if":
+				if not os.path.exists(os.path.join(src, words[2])):
+					continue
+			elif len(words) != 1:
+				fail("tests/install_manifest.txt: cannot read %r" % line.strip())
+				continue
+			want.add(os.path.normpath(words[0].format(**dirs)))
 	for h in glob.glob(os.path.join(src, "include", "secbpf", "*.h")):
 		want.add(os.path.join(dirs["includedir"], "secbpf", os.path.basename(h)))
 	for page in glob.glob(os.path.join(src, "man", "*.[1-8]")):
