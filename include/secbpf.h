@@ -6,8 +6,9 @@
  * values with errno set, and a readable message kept on the object.
  *
  * This header is the whole ABI: libsecbpf.so exports exactly the functions
- * declared here with SECBPF_API (version node SECBPF_0.1, lib/libsecbpf.map),
- * and nothing else; tests/check_abi.py keeps the three lists equal.
+ * declared here with SECBPF_API (version nodes SECBPF_0.1 and SECBPF_0.2,
+ * lib/libsecbpf.map), and nothing else; tests/check_abi.py keeps the three
+ * lists equal.
  *
  * Options structs. Every *_opts struct starts with size_t sz, which the
  * caller sets to sizeof the struct it was compiled with; a NULL opts means
@@ -155,6 +156,40 @@ SECBPF_API int secbpf_attach(struct secbpf_program *const *progs, size_t n,
 /* secbpf_attach() of one program. */
 SECBPF_API int secbpf_program__attach(struct secbpf_program *prog,
 				      const struct secbpf_attach_opts *opts);
+
+/* Options of secbpf_handle_attach(); a field outside sz takes its default. */
+struct secbpf_handle_attach_opts {
+	size_t sz;		 /* sizeof(struct secbpf_handle_attach_opts) */
+	unsigned int flags;	 /* SECBPF_ATTACH_TSYNC, _LOG, _SPEC_ALLOW; default 0 */
+	unsigned int timeout_ms; /* for each answer of the service; 0 (default): 30 s */
+	/* If set (and sz covers errbuf_sz too), why attaching failed, cut to
+	 * errbuf_sz bytes with the terminating NUL. */
+	char *errbuf;
+	size_t errbuf_sz;
+};
+
+/*
+ * Attach the program behind a handle of secbpfd (docs/handles.md) to the
+ * calling process: fd is the handle, from the service (secbpfd's
+ * SVC_REQ_HANDLE) or passed over a unix socket by whoever got it. The
+ * service loaded and verified the program at the tier its configuration
+ * grants; attaching needs no privilege. This sets no_new_privs (as
+ * seccomp() requires), fetches the compiled filters from the handle,
+ * checks them (a handle must be a socket whose peer is root, the image
+ * well formed), installs them on the calling thread (every thread with
+ * SECBPF_ATTACH_TSYNC) and, when the program has state, hands the
+ * listener to the service, which then runs the program for each notified
+ * syscall with the maps it keeps. fd stays open and the caller's.
+ *
+ * Returns 0, or a negative errno with errno set and the reason in
+ * opts->errbuf: -EPERM, -ENOTSOCK or -EPROTOTYPE for an fd that is not a
+ * handle, -EBADMSG for a filter image that is not well formed, -ETIMEDOUT
+ * when the service does not answer, the service's errno when it refuses,
+ * -EINVAL for bad opts. When the failure comes after the install (the
+ * message says so), the filters stay: every syscall that needs the
+ * service then fails with ENOSYS.
+ */
+SECBPF_API int secbpf_handle_attach(int fd, const struct secbpf_handle_attach_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -353,7 +353,8 @@ static enum secbpf_tier decide(const char *cfg, int scope, uint64_t caps, bool i
 	struct policy_inputs in = { .config_path = cfg,
 				    .ptrace_scope = scope,
 				    .cap_effective = caps,
-				    .in_init_userns = init_ns };
+				    .in_init_userns = init_ns,
+				    .config_trusted = true };
 	struct policy_decision d;
 	struct secbpf_err err = { { 0 } };
 

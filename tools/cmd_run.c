@@ -188,6 +188,7 @@ static int run_prepare(struct run_state *s, const struct run_options *o)
 static int run_start(struct run_state *s, const struct run_options *o)
 {
 	struct run_child child = {
+		.service_handle = -1,
 		.path = s->path,
 		.argv = o->cmd_argv,
 		.progs = s->plan.install,
@@ -222,6 +223,9 @@ int cmd_run(int argc, char **argv)
 	rc = run_parse_options(argc, argv, &o);
 	if (rc)
 		status = rc > 0 ? 0 : EXIT_RUN_FAILED;
+	else if (o.prog || o.handle_fd >= 0)
+		/* secbpfd loaded, verified and compiled the program. */
+		status = run_with_handle(&o);
 	else if (o.native)
 		/* The kernel verifies, runs and keeps the state: none of the
 		 * user-space machinery of this file takes part. */

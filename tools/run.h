@@ -3,7 +3,8 @@
  * What the files of `secbpf run` share: its options (run_options.c), the
  * child that installs the filters and execs CMD (run_child.c), the
  * supervisor this process becomes for a stateful stack (run_supervise.c),
- * and --stats and --events (run_stats.c); cmd_run.c ties them together.
+ * --stats and --events (run_stats.c), and secbpfd's handles with --prog and
+ * --fd (run_handle.c); cmd_run.c ties them together.
  */
 #ifndef SECBPF_CLI_RUN_H
 #define SECBPF_CLI_RUN_H
@@ -33,6 +34,9 @@ struct run_options {
 	unsigned int nworkers;	 /* --workers: supervisor threads = PERCPU slots */
 	bool native;		 /* --native */
 	const char *agent_path;	 /* --agent SOCKET, or NULL */
+	const char *prog;	 /* --prog NAME: ask secbpfd for a handle */
+	const char *daemon_path; /* --daemon PATH, or NULL: SVC_DEFAULT_SOCKET */
+	int handle_fd;		 /* --fd N: a handle inherited, or -1 */
 	char **cmd_argv;	 /* CMD [ARG]... */
 };
 
@@ -86,6 +90,7 @@ struct run_child {
 	const struct sock_fprog *progs; /* in installation order */
 	size_t nprogs;
 	bool listener;		   /* the last of progs gets the listener */
+	int service_handle;	   /* >= 0: the listener goes to secbpfd over it */
 	sigset_t sigmask;	   /* the mask CMD must start with */
 	struct run_report *report; /* the shared page */
 };
@@ -119,6 +124,10 @@ int run_and_wait(struct run_child *c, const char *cmd, const struct run_supervis
  */
 int run_serve(pid_t pid, bool reaped, int listener, const struct run_supervision *sup,
 	      const sigset_t *set, int *status, bool *forwarded);
+
+/* --prog and --fd: run CMD under a secbpfd handle's program
+ * (run_handle.c). Returns run's exit status. */
+int run_with_handle(const struct run_options *o);
 
 /* --stats: the stateful programs' globals and map entries, to path or
  * stderr, once the workers have stopped. */

@@ -21,6 +21,7 @@
  * and starts its own supervisor. */
 #include "install/attach.h"
 #include "run.h"
+#include "supervisor/supervisor_spawn.h"
 
 extern char **environ;
 
@@ -57,14 +58,18 @@ static __attribute__((noreturn)) void run_child(const struct run_child *c)
 		child_setup_failed(r);
 	}
 	/* One call: everything is checked before the first install, and then
-	 * only seccomp() runs (attach.h). */
-	if (c->listener)
+	 * only seccomp() runs (attach.h); for a handle, until the service
+	 * holds the listener (supervisor_spawn.h). */
+	if (c->listener && c->service_handle >= 0)
+		rc = supervisor_service_attach(c->progs, c->nprogs, 0, c->service_handle, 0,
+					       &r->err);
+	else if (c->listener)
 		rc = attach_cbpf_stack(c->progs, c->nprogs, 0, SUPERVISOR_LISTENER_FLAGS, &r->err);
 	else
 		rc = attach_cbpf_many(c->progs, c->nprogs, 0, &r->err);
 	if (rc < 0)
 		child_setup_failed(r);
-	if (c->listener)
+	if (c->listener && c->service_handle < 0)
 		r->listener_fd = rc;
 	__atomic_store_n(&r->stage, RUN_STAGE_EXEC, __ATOMIC_RELEASE);
 	execve(c->path, c->argv, environ);

@@ -2,13 +2,16 @@
 /*
  * The command line of `secbpf run` (docs/design.md §5): its help, its
  * options, and the checks that refuse a run that cannot be what the user
- * meant (no command, no filter, supervisor options with --native).
+ * meant (no command, no filter, supervisor options with --native or with
+ * a handle).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
+#include "service/protocol.h"
 
 static void run_usage(FILE *f)
 {
@@ -16,6 +19,8 @@ static void run_usage(FILE *f)
 		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE]]\n"
 		"                  [--events[=FILE]] [--workers N] [--agent SOCKET] [--native]\n"
 		"                  [--] CMD [ARG]...\n"
+		"       secbpf run --prog NAME [--daemon SOCKET] [--] CMD [ARG]...\n"
+		"       secbpf run --fd N [--] CMD [ARG]...\n"
 		"\n"
 		"Run CMD under the filters: they are installed, in the order given, right\n"
 		"before CMD's execve, and apply to CMD and everything it starts. The last\n"
@@ -43,13 +48,20 @@ static void run_usage(FILE *f)
 		"                   seccomp-eBPF patch set, which it detects by its\n"
 		"                   kernel.seccomp.extended sysctl (kernel/README.md); no\n"
 		"                   supervisor, no compilation to cBPF\n"
+		"  --prog NAME      the program NAME that secbpfd loaded for you: ask the\n"
+		"                   service for a handle (docs/handles.md); the service\n"
+		"                   supervises its state, at the tier it granted\n"
+		"  --daemon SOCKET  the service's socket (default " SVC_DEFAULT_SOCKET ")\n"
+		"  --fd N           a handle of secbpfd this process inherited (passed over a\n"
+		"                   unix socket by whoever asked the service for it)\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exit status: CMD's status; 128+N if CMD was killed by signal N (159 for\n"
 		"SIGSYS, a filter's KILL decided by the kernel; 137, SIGKILL, for one decided\n"
-		"by the supervisor); 125 if secbpf failed before running CMD; 126 if CMD\n"
-		"could not be executed (no permission, or a filter denied execve); 127 if\n"
-		"CMD was not found.\n",
+		"by the supervisor); 125 if secbpf failed before running CMD (with --prog\n"
+		"or --fd: also when secbpfd refused, with its reason); 126 if CMD could not\n"
+		"be executed (no permission, or a filter denied execve); 127 if CMD was not\n"
+		"found.\n",
 		SUPERVISOR_MAX_WORKERS);
 }
 
@@ -68,6 +80,47 @@ static int run_parse_workers(const char *arg, unsigned int *n)
 		return -1;
 	}
 	*n = (unsigned int)v;
+	return 0;
+}
+
+/* --fd N: an open fd other than stdio. Returns 0, or -1 after printing
+ * why. */
+static int run_parse_fd(const char *arg, int *fd)
+{
+	long v;
+	char *end;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 3 || v > INT_MAX) {
+		cli_error("run", "--fd: '%s' is not a file descriptor number above 2", arg);
+		return -1;
+	}
+	*fd = (int)v;
+	return 0;
+}
+
+/* What run refuses with --prog or --fd: the handle's program is fixed by
+ * the service. Returns 0, or -1 after printing why. */
+static int run_check_handle_options(const struct run_options *o)
+{
+	if (o->prog && o->handle_fd >= 0) {
+		cli_error("run", "--prog and --fd both name a program: give one");
+		return -1;
+	}
+	if (o->nspecs) {
+		cli_error("run", "-f and %s: a run attaches either its own objects or a handle",
+			  o->prog ? "--prog" : "--fd");
+		return -1;
+	}
+	if (o->sets.n || o->stats || o->events || o->agent_path || o->native ||
+	    o->nworkers != supervisor_default_workers()) {
+		cli_error("run", "--set, --stats, --events, --workers, --agent and --native are "
+				 "for objects run loads itself; with %s secbpfd loaded the "
+				 "program and supervises it",
+			  o->prog ? "--prog" : "--fd");
+		return -1;
+	}
 	return 0;
 }
 
@@ -95,6 +148,14 @@ static int run_option(struct run_options *o, int c, const char *arg)
 	case 'A':
 		o->agent_path = arg;
 		return 0;
+	case 'P':
+		o->prog = arg;
+		return 0;
+	case 'D':
+		o->daemon_path = arg;
+		return 0;
+	case 'F':
+		return run_parse_fd(arg, &o->handle_fd);
 	}
 	return 0;
 }
@@ -107,10 +168,17 @@ static int run_check_options(const struct run_options *o)
 		cli_error("run", "no command to run (see secbpf run --help)");
 		return -1;
 	}
+	if (o->daemon_path && !o->prog) {
+		cli_error("run", "--daemon names the service to ask for --prog NAME");
+		return -1;
+	}
+	if (o->prog || o->handle_fd >= 0)
+		return run_check_handle_options(o);
 	/* Fail closed: running CMD unfiltered because -f was forgotten is
 	 * never what a script meant. */
 	if (o->nspecs == 0) {
-		cli_error("run", "no filter given: use -f OBJ[:PROG] (see secbpf run --help)");
+		cli_error("run", "no filter given: use -f OBJ[:PROG], --prog NAME or --fd N (see "
+				 "secbpf run --help)");
 		return -1;
 	}
 	if (o->native &&
@@ -130,12 +198,16 @@ int run_parse_options(int argc, char **argv, struct run_options *o)
 		{ "workers", required_argument, NULL, 'w' },
 		{ "native", no_argument, NULL, 'N' },
 		{ "agent", required_argument, NULL, 'A' },
+		{ "prog", required_argument, NULL, 'P' },
+		{ "daemon", required_argument, NULL, 'D' },
+		{ "fd", required_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct cli_options opts;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->handle_fd = -1;
 	o->nworkers = supervisor_default_workers();
 	o->specs = calloc(argc, sizeof(*o->specs));
 	if (!o->specs) {

@@ -28,16 +28,24 @@
  * Requests (the first message of an exchange) and replies (exactly one per
  * request, on the same socket). Where each request is valid is part of
  * the protocol: a request on the wrong kind of socket gets SVC_REP_ERROR
- * (EBADRQC), never a guess.
+ * (EBADRQC), never a guess. secbpfd answers an invalid message (bad
+ * framing, a request of another socket, an unexpected fd or payload) with
+ * SVC_REP_ERROR and then closes that connection or handle; refusals of
+ * valid requests (EACCES, ENOENT, EALREADY, ...) keep it open.
  */
 enum svc_type {
 	/* secbpfd's client socket. */
 	SVC_REQ_LIST = 1,   /* -> SVC_REP_TEXT: one line per program this caller may use,
-			     *    "NAME TIER stateful|stateless" */
+			     *    "NAME TIER stateful|stateless"; a list longer than
+			     *    SVC_MAX_PAYLOAD comes as SVC_REP_DATA (memfd) */
 	SVC_REQ_HANDLE = 2, /* payload: program name -> SVC_REP_HANDLE, fd: the handle */
 	SVC_REQ_POLICY = 3, /* -> SVC_REP_TEXT: the tier the caller would get, and why */
 
-	/* A handle (the socket that SVC_REP_HANDLE passed). */
+	/* A handle (the socket that SVC_REP_HANDLE passed). Any number of
+	 * FILTER requests; ATTACH succeeds once per handle (EALREADY after:
+	 * ask for another handle), and only for a stateful program (EINVAL).
+	 * The handle lives until every copy of it is closed; supervision of
+	 * an attached listener does not need it. */
 	SVC_REQ_FILTER = 16, /* -> SVC_REP_FILTER, fd: sealed memfd (struct svc_filter_image) */
 	SVC_REQ_ATTACH = 17, /* fd: a listener; payload struct svc_attach -> SVC_REP_OK */
 

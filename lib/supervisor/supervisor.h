@@ -169,6 +169,13 @@ int supervisor_start(struct supervisor *sv, struct secbpf_err *err);
  */
 unsigned long supervisor_wait(struct supervisor *sv);
 
+/*
+ * After supervisor_wait: free the state (task storage) of the processes
+ * still tracked, all of which have exited. Needed when the runtimes
+ * outlive the supervisor (secbpfd shares them among its attachments).
+ */
+void supervisor_release_tasks(struct supervisor *sv);
+
 /* Free (after supervisor_wait, or if never started); closes the listener. */
 void supervisor_free(struct supervisor *sv);
 

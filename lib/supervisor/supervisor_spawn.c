@@ -2,7 +2,8 @@
 /*
  * The caller's side of attaching a stateful stack (supervisor_spawn.h):
  * a helper child sharing our fd table, the install, and the hand-over of
- * the listener to a freshly executed secbpf-supervisor. The helper and the
+ * the listener to a freshly executed secbpf-supervisor or, for a handle,
+ * to secbpfd over the handle's socket (SVC_REQ_ATTACH). The helper and the
  * supervisor's child side run in a copy of a possibly multi-threaded
  * process: they only make raw syscalls and plain stores, never malloc,
  * stdio or a lock.
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -18,12 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "install/attach.h"
+#include "service/protocol.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/supervisor_spawn.h"
 
@@ -34,11 +38,17 @@ extern char **environ;
 struct spawn_child {
 	struct spawn_handoff *h;
 	pid_t caller;	      /* the helper's parent: if it changes, quit */
-	char **argv;	      /* argv[0] is the executable */
+	/* To a supervisor executable: */
+	char **argv;	      /* argv[0] is the executable; NULL: to a service */
 	char **envp;
 	char *listener_arg;   /* filled with the listener fd number */
 	const int *keep;      /* fds the supervisor gets (besides the listener) */
 	size_t nkeep;
+	/* To a service (argv NULL): */
+	int sock;	      /* the handle, in the shared fd table */
+	const void *request;  /* SVC_REQ_ATTACH, header and payload, prebuilt */
+	size_t request_len;
+	unsigned int timeout_ms; /* for the service's answer */
 };
 
 /* --------------------------------------------------- helper side (raw) */
@@ -88,6 +98,40 @@ static void raw_fail(struct spawn_handoff *h, int kind, int error)
 	__atomic_store_n(&h->stage, SPAWN_STAGE_FAILED, __ATOMIC_RELEASE);
 }
 
+/* raw_fail with a message of len bytes (not NUL-terminated), copied
+ * without stdio. */
+static void raw_fail_msg(struct spawn_handoff *h, int kind, int error, const char *msg, size_t len)
+{
+	int expected = SPAWN_STAGE_INSTALLED;
+	size_t i;
+
+	if (!__atomic_compare_exchange_n(&h->stage, &expected, -1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	if (len > sizeof(h->msg) - 1)
+		len = sizeof(h->msg) - 1;
+	for (i = 0; i < len; i++)
+		h->msg[i] = msg[i] ? msg[i] : ' ';
+	h->msg[len] = '\0';
+	h->fail_kind = kind;
+	h->error = error;
+	__atomic_store_n(&h->stage, SPAWN_STAGE_FAILED, __ATOMIC_RELEASE);
+}
+
+/* Close the listener in the table shared with the caller, unless the
+ * caller already gave up and closed it (then the number may name another
+ * fd by now). */
+static void raw_close_listener(struct spawn_handoff *h, int lfd)
+{
+	int pending = SPAWN_CLOSE_PENDING;
+
+	if (__atomic_compare_exchange_n(&h->closed, &pending, SPAWN_CLOSE_HELPER, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		syscall(SYS_close, lfd);
+		__atomic_store_n(&h->closed, SPAWN_CLOSE_DONE, __ATOMIC_RELEASE);
+	}
+}
+
 /* The supervisor-to-be: a private copy of the fd table, listener included.
  * Leave the caller's session (a ^C on its terminal must not kill the
  * supervisor), unblock signals, keep only our fds across execve. */
@@ -122,6 +166,123 @@ static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_chi
 }
 
 /*
+ * Wait up to c->timeout_ms for the service's answer on c->sock, in slices,
+ * quitting if the caller is gone. Returns true when it can be read.
+ */
+static bool raw_wait_answer(const struct spawn_child *c)
+{
+	struct pollfd pfd = { .fd = c->sock, .events = POLLIN };
+	struct timespec slice = { .tv_sec = 0, .tv_nsec = 100 * 1000000L };
+	unsigned int waited;
+	long r;
+
+	for (waited = 0; waited < c->timeout_ms; waited += 100) {
+		r = syscall(SYS_ppoll, &pfd, 1, &slice, NULL, 8);
+		if (r > 0)
+			return true;
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (syscall(SYS_getppid) != c->caller)
+			raw_exit(0);
+	}
+	return false;
+}
+
+/*
+ * To a service: send SVC_REQ_ATTACH with the listener over the handle,
+ * close the listener in the shared table (the service has its copy, or
+ * nobody ever will: fail closed), and report what the service answered.
+ * The service reads the pid in the request as ours to vouch for: we are
+ * the caller's child and it sees our pid (SO_PASSCRED).
+ */
+static __attribute__((noreturn)) void raw_deliver_to_service(const struct spawn_child *c, int lfd)
+{
+	static const char bad_reply[] = "an answer that is not a secbpf reply";
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} cb;
+	struct {
+		struct svc_hdr hdr;
+		char payload[SVC_MAX_PAYLOAD];
+	} reply;
+	struct iovec iov = { .iov_base = (void *)c->request, .iov_len = c->request_len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct spawn_handoff *h = c->h;
+	struct cmsghdr *cm;
+	long n;
+	int e;
+
+	memset(&cb, 0, sizeof(cb));
+	mh.msg_control = cb.buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &lfd, sizeof(int));
+	n = syscall(SYS_sendmsg, c->sock, &mh, MSG_NOSIGNAL);
+	e = errno;
+	raw_close_listener(h, lfd);
+	if (n != (long)c->request_len) {
+		raw_fail(h, SPAWN_FAIL_SEND, n < 0 ? e : EPROTO);
+		raw_exit(0);
+	}
+	if (!raw_wait_answer(c)) {
+		raw_fail(h, SPAWN_FAIL_SEND, ETIMEDOUT);
+		raw_exit(0);
+	}
+	iov.iov_base = &reply;
+	iov.iov_len = sizeof(reply);
+	mh.msg_control = cb.buf;
+	mh.msg_controllen = sizeof(cb.buf);
+	mh.msg_flags = 0;
+	n = syscall(SYS_recvmsg, c->sock, &mh, MSG_CMSG_CLOEXEC);
+	e = errno;
+	/* No answer to an attach carries an fd: close any that came. */
+	for (cm = CMSG_FIRSTHDR(&mh); n >= 0 && cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k, i;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			syscall(SYS_close, fd);
+		}
+	}
+	if (n < 0) {
+		raw_fail(h, SPAWN_FAIL_SEND, e);
+		raw_exit(0);
+	}
+	if (n == 0) {
+		raw_fail(h, SPAWN_FAIL_SEND, ECONNRESET);
+		raw_exit(0);
+	}
+	if ((size_t)n < sizeof(reply.hdr) || reply.hdr.magic != SVC_MAGIC ||
+	    reply.hdr.version != SVC_VERSION || reply.hdr.len != (size_t)n - sizeof(reply.hdr)) {
+		raw_fail_msg(h, SPAWN_FAIL_SERVICE, EPROTO, bad_reply, sizeof(bad_reply) - 1);
+		raw_exit(0);
+	}
+	if (reply.hdr.type == SVC_REP_OK) {
+		spawn_report_serving(h);
+		raw_exit(0);
+	}
+	if (reply.hdr.type == SVC_REP_ERROR && reply.hdr.len >= sizeof(struct svc_error)) {
+		struct svc_error se;
+
+		memcpy(&se, reply.payload, sizeof(se));
+		raw_fail_msg(h, SPAWN_FAIL_SERVICE, se.error > 0 && se.error < 4096 ? se.error : EPROTO,
+			     reply.payload + sizeof(se), reply.hdr.len - sizeof(se));
+		raw_exit(0);
+	}
+	raw_fail_msg(h, SPAWN_FAIL_SERVICE, EPROTO, bad_reply, sizeof(bad_reply) - 1);
+	raw_exit(0);
+}
+
+/*
  * The helper: wait for the listener, fork the supervisor, close the
  * listener in the table shared with the caller, then watch the supervisor
  * until it serves or fails. All signals are blocked (inherited).
@@ -129,7 +290,7 @@ static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_chi
 static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 {
 	struct spawn_handoff *h = c->h;
-	int stage, lfd, status, e, pending;
+	int stage, lfd, status, e;
 	long g, r;
 
 	for (;;) {
@@ -141,6 +302,8 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 		raw_sleep_us(100);
 	}
 	lfd = h->listener_fd;
+	if (!c->argv)
+		raw_deliver_to_service(c, lfd);
 	raw_format_int(c->listener_arg, lfd);
 	/* A caller that ignores SIGCHLD would have the supervisor reaped
 	 * behind our back, and its death go unseen: the default, for us. */
@@ -159,15 +322,8 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 		raw_exec_supervisor(c, lfd);
 	e = errno;
 	/* The supervisor has its own copy now (or none will ever exist):
-	 * the filtered process must never hold its own listener. Unless the
-	 * caller already gave up and closed it (then the number may name
-	 * another fd by now). */
-	pending = SPAWN_CLOSE_PENDING;
-	if (__atomic_compare_exchange_n(&h->closed, &pending, SPAWN_CLOSE_HELPER, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		syscall(SYS_close, lfd);
-		__atomic_store_n(&h->closed, SPAWN_CLOSE_DONE, __ATOMIC_RELEASE);
-	}
+	 * the filtered process must never hold its own listener. */
+	raw_close_listener(h, lfd);
 	if (g < 0) {
 		raw_fail(h, SPAWN_FAIL_FORK, e);
 		raw_exit(0);
@@ -228,36 +384,6 @@ static int resolve_exe(const struct spawn_opts *o, const char **exe, struct secb
 			       "or name it with SECBPF_SUPERVISOR)",
 			       *exe, strerror(errno));
 	return 0;
-}
-
-/* A sealed memfd holding bytes. Returns the fd or -errno. */
-static int sealed_memfd(const char *name, const void *buf, size_t size)
-{
-	const char *p = buf;
-	size_t done = 0;
-	ssize_t w;
-	int fd, e;
-
-	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	while (done < size) {
-		w = write(fd, p + done, size - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			e = w < 0 ? errno : EIO;
-			close(fd);
-			return -e;
-		}
-		done += (size_t)w;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
-		e = errno;
-		close(fd);
-		return -e;
-	}
-	return fd;
 }
 
 /* What the caller allocates for one spawn; freed by spawn_release. */
@@ -331,19 +457,10 @@ static int argv_addf(struct spawn_res *r, const char *fmt, ...)
 	return argv_add(r, n < 0 ? NULL : s);
 }
 
-/*
- * The supervisor's command line: where the hand-over page and each
- * object image are, the listener (filled in by the helper), and what the
- * plan was built with, so that it can build the same one and compare
- * digests.
- */
-static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stack_plan *plan,
-			 const struct spawn_target *t, size_t n, const struct spawn_opts *o,
-			 struct secbpf_err *err)
+/* The hand-over page, in a memfd (r->handoff_fd) so that a supervisor
+ * can map it again after its execve. */
+static int spawn_map_handoff(struct spawn_res *r, struct secbpf_err *err)
 {
-	size_t i, j;
-	int rc = 0;
-
 	r->handoff_fd = memfd_create("secbpf-handoff", MFD_CLOEXEC);
 	if (r->handoff_fd < 0 || ftruncate(r->handoff_fd, sizeof(*r->h)))
 		return err_set(err, errno, "cannot create the hand-over page: memfd_create: %s%s",
@@ -358,6 +475,25 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 	r->h->version = SPAWN_HANDOFF_VERSION;
 	r->h->stage = SPAWN_STAGE_WAIT;
 	r->h->listener_fd = -1;
+	return 0;
+}
+
+/*
+ * The supervisor's command line: where the hand-over page and each
+ * object image are, the listener (filled in by the helper), and what the
+ * plan was built with, so that it can build the same one and compare
+ * digests.
+ */
+static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stack_plan *plan,
+			 const struct spawn_target *t, size_t n, const struct spawn_opts *o,
+			 struct secbpf_err *err)
+{
+	size_t i, j;
+	int rc;
+
+	rc = spawn_map_handoff(r, err);
+	if (rc)
+		return rc;
 	r->image_fds = calloc(n + 1, sizeof(*r->image_fds));
 	if (!r->image_fds)
 		return err_set(err, ENOMEM, "out of memory");
@@ -366,10 +502,12 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 	r->handoff_fd = -1;
 	r->nimages = 1;
 	for (i = 0; i < n; i++) {
-		rc = sealed_memfd("secbpf-object", t[i].obj->image, t[i].obj->image_size);
-		if (rc < 0)
-			return err_set(err, -rc, "%s: cannot pass the object to the supervisor: %s",
-				       t[i].obj->path, strerror(-rc));
+		rc = svc_memfd_sealed("secbpf-object", t[i].obj->image, t[i].obj->image_size, err);
+		if (rc < 0) {
+			err_prefix(err, "%s: cannot pass the object to the supervisor",
+				   t[i].obj->path);
+			return rc;
+		}
 		r->image_fds[r->nimages++] = rc;
 	}
 	strcpy(r->listener_arg, "-1");
@@ -445,6 +583,7 @@ static int wait_handoff(struct spawn_handoff *h, unsigned int timeout_ms)
 }
 
 #define STAYS " (the filters stay installed: every syscall that needs the supervisor fails with ENOSYS)"
+#define STAYS_SVC " (the filters stay installed: every syscall that needs the service fails with ENOSYS)"
 
 /* The message for a hand-over that failed after the install. */
 static int explain_failure(const struct spawn_handoff *h, const char *exe, struct secbpf_err *err)
@@ -460,40 +599,35 @@ static int explain_failure(const struct spawn_handoff *h, const char *exe, struc
 		return err_set(err, ECHILD, "the supervisor %s %s %d before serving" STAYS, exe,
 			       WIFSIGNALED(h->error) ? "was killed by signal" : "exited with status",
 			       WIFSIGNALED(h->error) ? WTERMSIG(h->error) : WEXITSTATUS(h->error));
+	case SPAWN_FAIL_SEND:
+		return err_set(err, h->error, "cannot hand the listener to the service: %s" STAYS_SVC,
+			       strerror(h->error));
+	case SPAWN_FAIL_SERVICE:
+		return err_set(err, h->error, "the service refused the listener: %.*s" STAYS_SVC,
+			       300, h->msg);
 	default:
 		return err_set(err, EPROTO, "the supervisor failed: %.*s" STAYS, 300, h->msg);
 	}
 }
 
-int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_target *targets,
-			    size_t n, const struct spawn_opts *opts, struct secbpf_err *err)
+/*
+ * What both hand-overs share: start the helper (c describes where it
+ * delivers the listener), install progs with the listener on the last,
+ * and wait for the helper's report. who names the receiver in messages.
+ */
+static int spawn_install_and_hand_over(struct spawn_child *c, const struct sock_fprog *progs,
+				       size_t n, unsigned int flags, unsigned int timeout_ms,
+				       const char *who, struct secbpf_err *err)
 {
-	struct spawn_res r = { .handoff_fd = -1 };
-	struct spawn_child c = { 0 };
-	unsigned int flags = opts->seccomp_flags, last;
+	struct spawn_handoff *h = c->h;
+	unsigned int last = flags | SUPERVISOR_LISTENER_FLAGS;
 	sigset_t all, old;
-	const char *exe;
 	long helper;
 	int rc, stage, lfd;
 
-	if (!plan->stateful)
-		return err_set(err, EINVAL, "this stack needs no supervisor");
-	rc = resolve_exe(opts, &exe, err);
-	if (rc)
-		return rc;
-	rc = spawn_prepare(&r, exe, plan, targets, n, opts, err);
-	if (rc)
-		goto out;
-	c.h = r.h;
-	c.caller = getpid();
-	c.argv = r.argv;
-	c.envp = environ;
-	c.listener_arg = r.listener_arg;
-	c.keep = r.image_fds;
-	c.nkeep = r.nimages;
-	last = flags | SUPERVISOR_LISTENER_FLAGS;
 	if (flags & SECCOMP_FILTER_FLAG_TSYNC)
 		last |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+	c->caller = getpid();
 
 	/* The helper starts with every signal blocked: no handler of ours
 	 * may run in it. No exit signal: the caller's SIGCHLD handling and
@@ -502,49 +636,102 @@ int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_ta
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	helper = syscall(SYS_clone, (unsigned long)CLONE_FILES, NULL, NULL, NULL, NULL);
 	if (helper == 0)
-		raw_helper(&c);
+		raw_helper(c);
 	rc = -errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (helper < 0) {
-		err_set(err, -rc, "cannot start the supervisor's helper: %s", strerror(-rc));
-		goto out;
-	}
+	if (helper < 0)
+		return err_set(err, -rc, "cannot start the hand-over helper: %s", strerror(-rc));
 
-	lfd = attach_cbpf_stack(plan->install, plan->ninstall, flags, last, err);
+	lfd = attach_cbpf_stack(progs, n, flags, last, err);
 	if (lfd < 0) {
-		rc = lfd;
-		__atomic_store_n(&r.h->stage, SPAWN_STAGE_ABORT, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->stage, SPAWN_STAGE_ABORT, __ATOMIC_RELEASE);
 		syscall(SYS_wait4, helper, NULL, __WALL, NULL);
-		goto out;
+		return lfd;
 	}
-	r.h->listener_fd = lfd;
-	__atomic_store_n(&r.h->stage, SPAWN_STAGE_INSTALLED, __ATOMIC_RELEASE);
+	h->listener_fd = lfd;
+	__atomic_store_n(&h->stage, SPAWN_STAGE_INSTALLED, __ATOMIC_RELEASE);
 
-	/* From here until the supervisor serves: no syscall (see above). */
-	stage = wait_handoff(r.h, opts->timeout_ms ? opts->timeout_ms : 30000);
+	/* From here until the listener is served: no syscall (see above). */
+	stage = wait_handoff(h, timeout_ms ? timeout_ms : 30000);
 	if (stage == -ETIMEDOUT) {
 		/* Never keep our own listener: if the helper did not take
 		 * it out, nobody serves it; closing it fails closed. If the
 		 * helper claimed it, it closes it in a moment. */
 		int pending = SPAWN_CLOSE_PENDING;
 
-		if (__atomic_compare_exchange_n(&r.h->closed, &pending, SPAWN_CLOSE_CALLER, false,
+		if (__atomic_compare_exchange_n(&h->closed, &pending, SPAWN_CLOSE_CALLER, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			close(lfd);
-		rc = err_set(err, ETIMEDOUT, "the supervisor %s did not start in time" STAYS, exe);
-		goto out;
+		return err_set(err, ETIMEDOUT, "%s did not take the listener in time%s", who,
+			       c->argv ? STAYS : STAYS_SVC);
 	}
 	if (stage == SPAWN_STAGE_FAILED) {
-		rc = explain_failure(r.h, exe, err);
+		rc = explain_failure(h, who, err);
 		syscall(SYS_wait4, helper, NULL, __WALL, NULL);
-		goto out;
+		return rc;
 	}
 	/* Served from now on; the helper exits by itself. Reaping it is a
 	 * syscall under the filter: if the filter denies it, the helper
 	 * stays a zombie until we exit. */
 	syscall(SYS_wait4, helper, NULL, __WALL, NULL);
-	rc = 0;
-out:
+	return 0;
+}
+
+int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_target *targets,
+			    size_t n, const struct spawn_opts *opts, struct secbpf_err *err)
+{
+	struct spawn_res r = { .handoff_fd = -1 };
+	struct spawn_child c = { 0 };
+	const char *exe;
+	int rc;
+
+	if (!plan->stateful)
+		return err_set(err, EINVAL, "this stack needs no supervisor");
+	rc = resolve_exe(opts, &exe, err);
+	if (rc)
+		return rc;
+	rc = spawn_prepare(&r, exe, plan, targets, n, opts, err);
+	if (!rc) {
+		c.h = r.h;
+		c.argv = r.argv;
+		c.envp = environ;
+		c.listener_arg = r.listener_arg;
+		c.keep = r.image_fds;
+		c.nkeep = r.nimages;
+		rc = spawn_install_and_hand_over(&c, plan->install, plan->ninstall,
+						 opts->seccomp_flags, opts->timeout_ms, exe, err);
+	}
+	spawn_release(&r);
+	return rc;
+}
+
+int supervisor_service_attach(const struct sock_fprog *progs, size_t n, unsigned int seccomp_flags,
+			      int handle, unsigned int timeout_ms, struct secbpf_err *err)
+{
+	struct spawn_res r = { .handoff_fd = -1 };
+	struct spawn_child c = { 0 };
+	struct {
+		struct svc_hdr hdr;
+		struct svc_attach body;
+	} req = {
+		.hdr = { .magic = SVC_MAGIC, .version = SVC_VERSION, .type = SVC_REQ_ATTACH,
+			 .len = sizeof(struct svc_attach) },
+		.body = { .pid = getpid() },
+	};
+	int rc;
+
+	if (n == 0)
+		return err_set(err, EINVAL, "no filter to install");
+	rc = spawn_map_handoff(&r, err);
+	if (!rc) {
+		c.h = r.h;
+		c.sock = handle;
+		c.request = &req;
+		c.request_len = sizeof(req);
+		c.timeout_ms = timeout_ms ? timeout_ms : 30000;
+		rc = spawn_install_and_hand_over(&c, progs, n, seccomp_flags, timeout_ms,
+						 "the service", err);
+	}
 	spawn_release(&r);
 	return rc;
 }

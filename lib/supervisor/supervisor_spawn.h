@@ -46,6 +46,8 @@ enum spawn_fail {
 	SPAWN_FAIL_EXEC,       /* execve of the supervisor failed: error */
 	SPAWN_FAIL_EXITED,     /* the supervisor exited before serving: error = status */
 	SPAWN_FAIL_SUPERVISOR, /* the supervisor said why, in msg */
+	SPAWN_FAIL_SEND,       /* the listener could not reach the service: error */
+	SPAWN_FAIL_SERVICE,    /* the service refused it: error and msg */
 };
 
 /* Who closes the listener in the caller's table: claimed with a
@@ -74,13 +76,6 @@ struct spawn_handoff {
  * names one. */
 #ifndef SECBPF_SUPERVISOR_PATH
 #define SECBPF_SUPERVISOR_PATH "/usr/local/libexec/secbpf-supervisor"
-/*
- * The supervisor's side: report that it serves (false if the page is no
- * longer waiting for it: the helper saw it fail first), or why it cannot.
- */
-bool spawn_report_serving(struct spawn_handoff *h);
-void spawn_report_failure(struct spawn_handoff *h, const char *msg);
-
 #endif
 
 /* One program of the stack, as the supervisor must load it again. */
@@ -110,6 +105,18 @@ struct spawn_opts {
  */
 int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_target *targets,
 			    size_t n, const struct spawn_opts *opts, struct secbpf_err *err);
+
+/*
+ * The same install and hand-over for a handle of secbpfd (docs/handles.md):
+ * progs (the last with SUPERVISOR_LISTENER_FLAGS, the others with
+ * seccomp_flags) go on the calling process, and the helper sends the
+ * listener to the service over handle with SVC_REQ_ATTACH
+ * (lib/service/protocol.h), then closes it. Returns 0 once the service
+ * answered SVC_REP_OK; a negative errno with err set otherwise (after the
+ * install, the filters stay, failing closed). timeout_ms 0: 30 s.
+ */
+int supervisor_service_attach(const struct sock_fprog *progs, size_t n, unsigned int seccomp_flags,
+			      int handle, unsigned int timeout_ms, struct secbpf_err *err);
 
 /*
  * The supervisor's side: report that it serves (false if the page is no

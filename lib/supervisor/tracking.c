@@ -126,3 +126,17 @@ void *supervisor_reaper_main(void *arg)
 		}
 	}
 }
+
+/*
+ * After supervisor_wait: free the state of every process still tracked.
+ * The workers return once no task uses the filter, so each of them has
+ * exited; this matters when the runtimes outlive the supervisor (secbpfd
+ * shares one program's runtime among its attachments).
+ */
+void supervisor_release_tasks(struct supervisor *sv)
+{
+	pthread_mutex_lock(&sv->lock);
+	while (sv->ntracked)
+		forget_process(sv, sv->ntracked - 1);
+	pthread_mutex_unlock(&sv->lock);
+}

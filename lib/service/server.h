@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * secbpfd's serving state (docs/secbpfd.md), one struct passed around:
+ * the sockets it listens on, the client connections, the handles it
+ * minted and the attachments it supervises. serve.c runs the event loop
+ * and answers clients, handles.c answers handles, supervise.c runs one
+ * supervisor per attachment.
+ *
+ * Threads: the event loop is the only thread that touches these lists.
+ * Each attachment also has its supervisor's workers and a waiter thread,
+ * which only sets the attachment's done flag and wakes the loop.
+ */
+#ifndef SECBPF_SERVICE_SERVER_H
+#define SECBPF_SERVICE_SERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "service/catalog.h"
+#include "service/peer.h"
+#include "service/protocol.h"
+
+/* Limits: a local user can hold at most this much of the service. */
+#define SVC_MAX_CONNS 1024	 /* client connections, all users */
+#define SVC_MAX_HANDLES 4096	 /* handles, all users */
+#define SVC_MAX_ATTACHMENTS 1024 /* supervised listeners, all users */
+#define SVC_MAX_CONNS_PER_UID 64 /* per uid (root too: a bug must not starve others) */
+#define SVC_MAX_HANDLES_PER_UID 256
+#define SVC_MAX_ATTACH_PER_UID 128
+/* Messages read from one socket per wake-up, so that one client cannot
+ * hold the loop. */
+#define SVC_BURST 32
+#define SVC_MAX_LISTEN 8
+
+enum svc_endpoint_kind {
+	SVC_EP_LISTEN, /* a listening client socket */
+	SVC_EP_CONN,   /* a client connection */
+	SVC_EP_HANDLE, /* the service's end of a handle */
+	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT */
+	SVC_EP_DONE,   /* the eventfd the attachment waiters write */
+};
+
+/* What an epoll event points to; embedded first in conns and handles. */
+struct svc_endpoint {
+	enum svc_endpoint_kind kind;
+	int fd;
+};
+
+struct svc_conn {
+	struct svc_endpoint ep;
+	struct svc_peer peer;
+	struct svc_conn *next;
+};
+
+/*
+ * A handle: the service's end of a socketpair whose other end went to a
+ * client. Its authority is the fd: whoever holds the other end may get
+ * the program's filters and attach once; nothing it sends names the
+ * program or the tier.
+ */
+struct svc_handle {
+	struct svc_endpoint ep;
+	uint64_t id;
+	struct svc_program *prog; /* served, never changes */
+	uid_t owner;		  /* who asked for it: counted against that uid */
+	bool spent;		  /* it attached (a handle attaches once) */
+	struct svc_handle *next;
+};
+
+/* A listener the service supervises with one program. */
+struct svc_attachment {
+	struct svc_server *srv;
+	struct svc_program *prog;
+	struct supervisor *sv;
+	uint64_t handle_id;
+	uid_t uid;	  /* who attached (SCM_CREDENTIALS) */
+	pid_t pid;	  /* the filtered process, as far as we could tell */
+	pthread_t waiter; /* supervisor_wait, then sets done */
+	int done;	  /* atomic: the supervisor has finished */
+	struct svc_attachment *next;
+};
+
+struct svc_server {
+	struct svc_catalog *cat;
+	const char *policy_path; /* for SVC_REQ_POLICY; NULL: the system's */
+	FILE *log;
+	int epfd, sigfd, donefd;
+	struct svc_endpoint listen[SVC_MAX_LISTEN];
+	size_t nlisten;
+	struct svc_endpoint signal_ep, done_ep;
+	struct svc_conn *conns;
+	struct svc_handle *handles;
+	struct svc_attachment *attachments;
+	size_t nconns, nhandles, nattachments;
+	uint64_t next_handle_id;
+	bool stopping;
+	/* Counters for the log and the tests. */
+	unsigned long requests, rejected_requests;
+};
+
+/* serve.c: start watching ep (EPOLLIN). Returns 0 or -errno. */
+int svc_watch(struct svc_server *srv, struct svc_endpoint *ep);
+
+/* handles.c: a new handle for prog, for a caller of uid; its client end
+ * (close-on-exec) in *client_fd. Returns 0 or -errno with err set. */
+int svc_handle_mint(struct svc_server *srv, struct svc_program *prog, uid_t uid, int *client_fd,
+		    struct secbpf_err *err);
+/* handles.c: answer what came on handle h; closes it when it is done. */
+void svc_handle_serve(struct svc_server *srv, struct svc_handle *h);
+/* handles.c: close every handle (at exit). */
+void svc_handles_close_all(struct svc_server *srv);
+/* handles.c: how many handles uid holds. */
+size_t svc_handles_of(const struct svc_server *srv, uid_t uid);
+
+/* supervise.c: supervise listener (owned from now on, even on failure)
+ * with h's program. Returns 0 or -errno with err set. */
+int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t uid, pid_t pid,
+	       struct secbpf_err *err);
+/* supervise.c: free the attachments whose supervisor has finished. */
+void svc_attachments_reap(struct svc_server *srv);
+/* supervise.c: how many attachments uid has. */
+size_t svc_attachments_of(const struct svc_server *srv, uid_t uid);
+
+/*
+ * serve.c: serve until SIGTERM or SIGINT. listen_fds are bound, listening
+ * SOCK_SEQPACKET unix sockets (taken over). Returns 0, or -errno after
+ * logging why. At exit live attachments are not waited for: their
+ * processes fail closed (ENOSYS) once the service is gone.
+ */
+int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n);
+
+#endif

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Supervision as a service: one supervisor (lib/supervisor, the same one
+ * `secbpf run` uses) per attached listener, running the handle's program
+ * with the runtime the catalog made for it, so that every attachment of a
+ * program shares its maps. A waiter thread per attachment tells the event
+ * loop when the last filtered process is gone.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "service/server.h"
+#include "supervisor/supervisor.h"
+
+size_t svc_attachments_of(const struct svc_server *srv, uid_t uid)
+{
+	const struct svc_attachment *a;
+	size_t n = 0;
+
+	for (a = srv->attachments; a; a = a->next)
+		n += a->uid == uid;
+	return n;
+}
+
+/* Whether fd is a seccomp user-notification listener: anything else
+ * (a pipe, a socket, a file) has nothing to supervise. */
+static bool is_seccomp_listener(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, "anon_inode:seccomp notify");
+}
+
+static void *attachment_waiter(void *arg)
+{
+	struct svc_attachment *a = arg;
+	uint64_t one = 1;
+	ssize_t n;
+
+	supervisor_wait(a->sv);
+	/* The runtime outlives this supervisor: the state of its processes
+	 * (all gone now) must not stay for a later process with their PID. */
+	supervisor_release_tasks(a->sv);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	do
+		n = write(a->srv->donefd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+	return NULL;
+}
+
+int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t uid, pid_t pid,
+	       struct secbpf_err *err)
+{
+	struct svc_program *p = h->prog;
+	struct supervisor_opts so = {
+		.sz = sizeof(so),
+		.nworkers = srv->cat->workers, /* the runtime's PERCPU slots */
+		.log = srv->log,
+	};
+	struct svc_attachment *a;
+	int rc;
+
+	if (!is_seccomp_listener(listener)) {
+		close(listener);
+		return err_set(err, EBADF, "the fd sent is not a seccomp listener");
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		close(listener);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	a->srv = srv;
+	a->prog = p;
+	a->handle_id = h->id;
+	a->uid = uid;
+	a->pid = pid;
+	a->sv = supervisor_new(listener, p->plan.sv_progs, p->plan.n, &so, err);
+	if (!a->sv) {
+		close(listener);
+		free(a);
+		return -ENOMEM;
+	}
+	/* From here the attachment exists, even if not every thread could
+	 * start: the waiter joins those that did, and once it has, closing
+	 * the listener makes the filtered process fail closed. Waiting here
+	 * instead could block the loop until that process exits. */
+	rc = supervisor_start(a->sv, err);
+	if (rc && srv->log)
+		fprintf(srv->log, "secbpfd: %s: supervisor: %s\n", p->conf->name, err->msg);
+	rc = pthread_create(&a->waiter, NULL, attachment_waiter, a);
+	if (rc && srv->log)
+		/* Never reaped: a leak, but no hang and no open door. */
+		fprintf(srv->log, "secbpfd: %s: cannot start a waiter thread: %s\n", p->conf->name,
+			strerror(rc));
+	a->next = srv->attachments;
+	srv->attachments = a;
+	srv->nattachments++;
+	if (srv->log)
+		fprintf(srv->log, "secbpfd: %s: supervising pid %d for uid %u (handle %llu)\n",
+			p->conf->name, (int)pid, (unsigned int)uid, (unsigned long long)h->id);
+	return 0;
+}
+
+void svc_attachments_reap(struct svc_server *srv)
+{
+	struct svc_attachment **pp = &srv->attachments, *a;
+	uint64_t count;
+
+	/* Reset the eventfd first: a waiter that finishes after this read
+	 * wakes the loop again. */
+	if (read(srv->donefd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return;
+	while ((a = *pp)) {
+		if (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE)) {
+			pp = &a->next;
+			continue;
+		}
+		pthread_join(a->waiter, NULL);
+		supervisor_free(a->sv);
+		if (srv->log)
+			fprintf(srv->log, "secbpfd: %s: pid %d is gone, its supervision ended\n",
+				a->prog->conf->name, (int)a->pid);
+		*pp = a->next;
+		srv->nattachments--;
+		free(a);
+	}
+}

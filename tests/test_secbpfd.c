@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of secbpfd (tools/secbpfd.c, lib/service/): the real service
+ * started with --foreground on a scratch configuration, and real clients,
+ * root and uid 65534, speaking lib/service/protocol.h to it: --check and
+ * configuration errors, listing and handles by user, forged, replayed and
+ * malformed requests, supervision of a filter a client installed from a
+ * handle (with a minimal installer of its own here), robustness under
+ * floods with the service's memory measured, and failing closed when the
+ * service is killed.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "install/attach.h"
+#include "service/protocol.h"
+#include "supervisor/supervisor.h"
+
+static char dir[4096];	/* scratch: config/, the socket, the log */
+static char cfg[4200];	/* the configuration directory */
+static char sock[4200]; /* the service's socket */
+static char logpath[4200];
+static char policy[4200]; /* the policy file the service is given */
+static pid_t daemon_pid = -1;
+static char out[65536];
+
+/* Shared with forked clients: what they saw. */
+static char *shared;
+#define SHARED_SIZE 8192
+
+#define NOBODY 65534
+
+static void setup(void)
+{
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-secbpfd");
+	/* uid 65534 reaches the socket in here. */
+	chmod(dir, 0755);
+	snprintf(cfg, sizeof(cfg), "%s/config", dir);
+	snprintf(sock, sizeof(sock), "%s/secbpfd.sock", dir);
+	snprintf(logpath, sizeof(logpath), "%s/secbpfd.log", dir);
+	snprintf(policy, sizeof(policy), "%s/policy.conf", dir);
+	shared = mmap(NULL, SHARED_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(shared, MAP_FAILED);
+}
+
+static void stop_daemon(int sig, int *status);
+
+static void teardown(void)
+{
+	if (daemon_pid > 0)
+		stop_daemon(SIGKILL, NULL);
+	test_remove_tree(dir);
+}
+
+TestSuite(secbpfd, .init = setup, .fini = teardown, .timeout = 120);
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		test_skip_unless_ci("secbpfd runs as root and its clients as uid 65534");
+}
+
+/* tests/service/NAME.bpf.c as meson built it. */
+static const char *service_object(const char *name)
+{
+	static char path[4][4200];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/tests/service_%s.bpf.o", getenv("SECBPF_BUILD_DIR"),
+		 name);
+	cr_assert_eq(access(path[i], R_OK), 0, "%s not built", path[i]);
+	return path[i];
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * The configuration of most tests: counter (stateful) and priv (privileged
+ * helper) for nobody, bad (counter's object at the restricted tier, which
+ * forbids its global data) for nobody, plain (stateless) for root only.
+ */
+static const char standard_conf[] = "# the programs of test_secbpfd\n"
+				    "allow counter user=nobody\n"
+				    "allow counter user=root\n"
+				    "allow priv user=nobody tier=privileged\n"
+				    "allow bad user=nobody tier=restricted   # fails verification\n"
+				    "allow plain user=root\n";
+
+static void make_config(const char *conf)
+{
+	char path[4400];
+
+	cr_assert_eq(
+		test_shell(out, sizeof(out),
+			   "mkdir -p '%s/programs.d' && cp '%s' '%s/programs.d/counter.o' && "
+			   "cp '%s' '%s/programs.d/bad.o' && cp '%s' '%s/programs.d/priv.o' && "
+			   "cp '%s' '%s/programs.d/plain.o'",
+			   cfg, service_object("counter"), cfg, service_object("counter"), cfg,
+			   service_object("priv"), cfg, service_object("plain"), cfg),
+		0, "%s", out);
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	write_file(path, conf);
+	write_file(policy, "max_tier = privileged\n");
+}
+
+/* secbpfd --check on the configuration: exit status, output in out. */
+static int check_config(void)
+{
+	return test_shell(out, sizeof(out), "'%s' --check --config '%s' --policy '%s'",
+			  getenv("SECBPFD"), cfg, policy);
+}
+
+static bool socket_answers(void *arg)
+{
+	struct secbpf_err err;
+	int fd = svc_connect(sock, &err);
+
+	(void)arg;
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void start_daemon(void)
+{
+	int fd;
+
+	daemon_pid = fork();
+	cr_assert_geq(daemon_pid, 0);
+	if (daemon_pid == 0) {
+		fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execl(getenv("SECBPFD"), "secbpfd", "--foreground", "--config", cfg, "--socket",
+		      sock, "--policy", policy, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(test_wait_for(socket_answers, NULL, 60000), "secbpfd did not start: %s",
+		  (test_shell(out, sizeof(out), "cat '%s'", logpath), out));
+}
+
+/* Stop the service with sig; its exit status in *status if asked. */
+static void stop_daemon(int sig, int *status)
+{
+	int st = 0;
+
+	kill(daemon_pid, sig);
+	waitpid(daemon_pid, &st, 0);
+	daemon_pid = -1;
+	if (status)
+		*status = st;
+}
+
+/* The service's resident memory, in KiB (VmRSS of /proc/PID/status). */
+static long daemon_rss_kib(void)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)daemon_pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	cr_assert_gt(kib, 0);
+	return kib;
+}
+
+static void log_contains(const char *what)
+{
+	test_shell(out, sizeof(out), "cat '%s'", logpath);
+	cr_assert(strstr(out, what), "the service's log lacks '%s':\n%s", what, out);
+}
+
+/*
+ * Run fn in a child as uid (65534: nobody, all groups dropped; 0: root).
+ * fn writes what it saw into shared and returns the child's exit status.
+ * Returns that status (-1 if the child was killed).
+ */
+static int run_as(uid_t uid, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int st;
+
+	memset(shared, 0, SHARED_SIZE);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (uid != 0 &&
+		    (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
+			_exit(120);
+		/* _exit: no sanitizer exit hooks under the filters. */
+		_exit(fn(arg));
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define say(...) snprintf(shared + strlen(shared), SHARED_SIZE - strlen(shared), __VA_ARGS__)
+
+/* A request on a fresh connection; its error or 0, the reply in *r. */
+static int request(uint16_t type, const char *payload, struct svc_msg *r, struct secbpf_err *err)
+{
+	int fd = svc_connect(sock, err), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = svc_call(fd, type, payload, payload ? strlen(payload) : 0, -1, r, err);
+	close(fd);
+	return rc;
+}
+
+/* A handle for name: its fd, or a negative errno with err set. */
+static int get_handle(const char *name, struct secbpf_err *err)
+{
+	struct svc_msg r;
+	int fd = svc_connect(sock, err), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = svc_call(fd, SVC_REQ_HANDLE, name, strlen(name), -1, &r, err);
+	close(fd);
+	if (rc)
+		return rc;
+	if (r.hdr.type != SVC_REP_HANDLE || r.fd < 0)
+		return err_set(err, EPROTO, "reply %u without a handle", r.hdr.type);
+	return r.fd;
+}
+
+/* The filter image a handle gives: mapped, with its length. */
+static const struct svc_filter_image *get_image(int handle, size_t *len, struct secbpf_err *err)
+{
+	struct svc_msg r;
+	void *img;
+	int e;
+
+	if (svc_call(handle, SVC_REQ_FILTER, NULL, 0, -1, &r, err) || r.fd < 0)
+		return NULL;
+	img = svc_memfd_map(r.fd, 1 << 20, len, &e, err);
+	close(r.fd);
+	return img;
+}
+
+/*
+ * The minimal installer of these tests (the library's is
+ * secbpf_handle_attach): the handle's filters installed on this process,
+ * the listener handed back with SVC_REQ_ATTACH. The test programs notify
+ * only getppid with magic arguments, so this process may itself send the
+ * listener. Returns 0 or a negative errno with err set.
+ */
+static int install_handle(int handle, struct secbpf_err *err)
+{
+	struct sock_fprog progs[SVC_FILTER_MAX];
+	const struct svc_filter_image *img;
+	struct svc_attach a = { .pid = getpid() };
+	struct svc_msg r;
+	const char *at;
+	size_t len, i;
+	bool listener = false;
+	int fd, rc;
+
+	img = get_image(handle, &len, err);
+	if (!img)
+		return -EPROTO;
+	if (img->magic != SVC_FILTER_MAGIC || img->nfilters == 0 || img->nfilters > SVC_FILTER_MAX)
+		return err_set(err, EPROTO, "not a filter image");
+	at = (const char *)(img + 1);
+	for (i = 0; i < img->nfilters; i++) {
+		const struct svc_filter_entry *e = (const void *)at;
+
+		progs[i].len = (unsigned short)e->len;
+		progs[i].filter = (struct sock_filter *)(e + 1);
+		listener = e->flags & SVC_FILTER_LISTENER;
+		at += sizeof(*e) + e->len * sizeof(struct sock_filter);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return err_set(err, errno, "no_new_privs: %s", strerror(errno));
+	fd = attach_cbpf_stack(progs, img->nfilters, 0, listener ? SUPERVISOR_LISTENER_FLAGS : 0,
+			       err);
+	munmap((void *)img, len);
+	if (fd < 0 || !listener)
+		return fd < 0 ? fd : 0;
+	rc = svc_call(handle, SVC_REQ_ATTACH, &a, sizeof(a), fd, &r, err);
+	close(fd);
+	return rc;
+}
+
+/* The count counter keeps, read 10 bits at a time through errnos. */
+static long long counter_value(void)
+{
+	long long v = 0;
+	long i;
+
+	for (i = 0; i < 4; i++) {
+		errno = 0;
+		if (syscall(SYS_getppid, 0xc0, 1, i) != -1 || errno < 1 || errno > 1024)
+			return -1;
+		v |= (long long)(errno - 1) << (10 * i);
+	}
+	return v;
+}
+
+/* --- configuration and --check --- */
+
+Test(secbpfd, check_reports_the_program_that_fails_verification)
+{
+	make_config(standard_conf);
+	cr_assert_eq(check_config(), 1, "%s", out);
+	cr_assert(strstr(out, "secbpfd: bad: rejected:"), "%s", out);
+	/* The verifier's reason, with the tier that decided it. */
+	cr_assert(strstr(out, "restricted"), "%s", out);
+	cr_assert(strstr(out, "secbpfd: counter: served at tier unprivileged (stateful)"), "%s",
+		  out);
+	cr_assert(strstr(out, "secbpfd: priv: served at tier privileged (stateful)"), "%s", out);
+	cr_assert(strstr(out, "secbpfd: plain: served at tier unprivileged (stateless)"), "%s",
+		  out);
+	cr_assert(strstr(out, "4 programs, 3 served, 1 rejected"), "%s", out);
+}
+
+Test(secbpfd, check_passes_a_good_configuration)
+{
+	make_config("allow counter user=nobody\nallow plain group=0\n");
+	cr_assert_eq(check_config(), 0, "%s", out);
+	cr_assert(strstr(out, "2 programs, 2 served, 0 rejected"), "%s", out);
+}
+
+Test(secbpfd, check_restricted_policy_rejects_a_map_user_with_the_reason)
+{
+	char expect[4400];
+
+	make_config("allow counter user=nobody\nallow plain user=nobody\n");
+	write_file(policy, "max_tier = restricted\n");
+	cr_assert_eq(check_config(), 1, "%s", out);
+	cr_assert(strstr(out, "secbpfd: counter: rejected:"), "%s", out);
+	/* The verifier's reason, and the policy file that capped the tier. */
+	cr_assert(strstr(out, "the restricted tier allows no maps"), "%s", out);
+	snprintf(expect, sizeof(expect), "capped to restricted by %s", policy);
+	cr_assert(strstr(out, expect), "%s", out);
+	cr_assert(strstr(out, "secbpfd: plain: served at tier restricted"), "%s", out);
+	/* The serving service says the same in its log, and serves the rest. */
+	start_daemon();
+	log_contains("secbpfd: counter: rejected:");
+	log_contains(expect);
+	log_contains("secbpfd: serving 1 program on");
+}
+
+Test(secbpfd, config_errors_name_file_and_line)
+{
+	static const struct {
+		const char *conf, *expect;
+	} cases[] = {
+		{ "allow counter user=root\nallow counter\n", "secbpfd.conf:2: allow: expected" },
+		{ "deny counter user=root\n", "secbpfd.conf:1: unknown line 'deny'" },
+		{ "\n# x\nallow counter user=no-such-user-here\n",
+		  "secbpfd.conf:3: allow: no user" },
+		{ "allow counter group=no-such-group-here\n", "secbpfd.conf:1: allow: no group" },
+		{ "allow counter user=root tier=root\n", "secbpfd.conf:1: allow: tier 'root'" },
+		{ "allow counter uid=0\n", "secbpfd.conf:1: allow: 'uid=0': expected" },
+		{ "allow counter user=root extra\n", "secbpfd.conf:1: allow: unexpected 'extra'" },
+		{ "allow missing user=root\n", "secbpfd.conf:1: " },
+		{ "allow ../counter user=root\n", "is not a program name" },
+		{ "allow counter user=root tier=privileged\nallow counter user=nobody\n",
+		  "secbpfd.conf:2: allow: counter: tier unprivileged here, but privileged at "
+		  "line 1" },
+	};
+	char path[4400];
+	size_t i;
+
+	make_config("");
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(path, cases[i].conf);
+		cr_assert_eq(check_config(), 2, "case %zu: %s", i, out);
+		cr_assert(strstr(out, cases[i].expect), "case %zu: expected '%s' in:\n%s", i,
+			  cases[i].expect, out);
+	}
+	/* No configuration at all. */
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' --check --config '%s/none'",
+				getenv("SECBPFD"), dir),
+		     2, "%s", out);
+	cr_assert(strstr(out, "secbpfd.conf: No such file"), "%s", out);
+}
+
+/* --- serving: lists, handles, policy --- */
+
+static int nobody_lists(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+
+	if (request(SVC_REQ_LIST, NULL, &r, &err))
+		return say("%s", err.msg), 1;
+	say("%s", r.payload);
+	return r.hdr.type == SVC_REP_TEXT ? 0 : 2;
+}
+
+Test(secbpfd, nobody_lists_only_its_programs)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_lists, NULL), 0, "%s", shared);
+	cr_assert(strstr(shared, "counter unprivileged stateful\n"), "%s", shared);
+	cr_assert(strstr(shared, "priv privileged stateful\n"), "%s", shared);
+	cr_assert_null(strstr(shared, "plain"), "%s", shared);
+	cr_assert_null(strstr(shared, "bad"), "not served, so not listed: %s", shared);
+	/* Root is admitted to counter and plain only. */
+	cr_assert_eq(request(SVC_REQ_LIST, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(r.payload,
+			 "counter unprivileged stateful\nplain unprivileged stateless\n");
+	log_contains("secbpfd: bad: rejected:");
+}
+
+static int nobody_asks(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int rc = get_handle(arg, &err);
+
+	if (rc >= 0)
+		return 0;
+	say("%s", err.msg);
+	return -rc;
+}
+
+Test(secbpfd, handles_only_for_allowed_users)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_asks, "plain"), EACCES, "%s", shared);
+	cr_assert(strstr(shared, "plain: uid 65534 may not use this program"), "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_asks, "nosuch"), ENOENT, "%s", shared);
+	cr_assert(strstr(shared, "nosuch: no such program"), "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_asks, "bad"), ENOENT, "%s", shared);
+	cr_assert(strstr(shared, "bad: not served: it failed verification"), "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_asks, "counter"), 0, "%s", shared);
+	cr_assert_eq(run_as(0, nobody_asks, "plain"), 0, "%s", shared);
+}
+
+static int ask_policy(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+
+	if (request(SVC_REQ_POLICY, NULL, &r, &err))
+		return say("%s", err.msg), 1;
+	say("%s", r.payload);
+	return 0;
+}
+
+Test(secbpfd, policy_is_the_peers_own)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(0, ask_policy, NULL), 0, "%s", shared);
+	cr_assert(!strncmp(shared, "tier: privileged\n", 17), "%s", shared);
+	cr_assert_eq(run_as(NOBODY, ask_policy, NULL), 0, "%s", shared);
+	cr_assert(!strncmp(shared, "tier: unprivileged\n", 19), "%s", shared);
+	cr_assert(strstr(shared, "uid 65534"), "%s", shared);
+}
+
+/* As nobody, become root of a new user namespace (all capabilities in
+ * it), then ask the service. */
+static int ask_policy_from_userns(void *arg)
+{
+	char path[64];
+	int fd;
+
+	/* Dumpable again after the change of uid, so that our /proc files
+	 * are ours to write. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || unshare(CLONE_NEWUSER))
+		return say("unshare: %s", strerror(errno)), 1;
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)getpid());
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "deny", 4) != 4)
+		return say("setgroups: %s", strerror(errno)), 1;
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)getpid());
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "0 65534 1", 9) != 9)
+		return say("uid_map: %s", strerror(errno)), 1;
+	close(fd);
+	if (geteuid() != 0)
+		return say("not root in the namespace"), 1;
+	return ask_policy(arg);
+}
+
+Test(secbpfd, root_of_a_user_namespace_is_unprivileged_to_the_service)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, ask_policy_from_userns, NULL), 0, "%s", shared);
+	cr_assert(!strncmp(shared, "tier: unprivileged\n", 19), "%s", shared);
+}
+
+/* --- supervision of what a client attached --- */
+
+/* Attach counter, count n getppid(0xc0), report the service's count. */
+static int nobody_counts(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	long i, n = (long)(intptr_t)arg;
+	int h = get_handle("counter", &err);
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_getppid, 0xc0, 0) < 0)
+			return say("getppid: %s", strerror(errno)), 2;
+	say("%lld", counter_value());
+	return 0;
+}
+
+Test(secbpfd, nobody_runs_a_stateful_program_with_the_services_maps)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)5), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5");
+	/* Another process, another handle: the same program, the same maps. */
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)3), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8");
+	log_contains("counter: supervising pid");
+}
+
+static int nobody_uses_priv(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("priv", &err);
+	long rc;
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+
+	prctl(PR_SET_NAME, "Zed", 0, 0, 0);
+	errno = 0;
+	rc = syscall(SYS_getppid, 0xc1);
+	say("%ld %d", rc, errno);
+	return 0;
+}
+
+Test(secbpfd, nobody_gets_a_privileged_helper_through_the_service)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_uses_priv, NULL), 0, "%s", shared);
+	/* bpf_get_current_comm ran, for the caller: 'Z'. */
+	cr_assert_str_eq(shared, "-1 90");
+}
+
+/* --- forged, replayed and misdirected handles --- */
+
+Test(secbpfd, the_client_socket_is_not_a_handle)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_handle_info info = { .id = 1, .tier = 2, .stateful = 1 };
+	struct svc_msg r;
+	int fd, p[2];
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	/* Handle requests on the client socket: refused, connection dropped. */
+	fd = svc_connect(sock, &err);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(svc_call(fd, SVC_REQ_FILTER, NULL, 0, -1, &r, &err), -EBADRQC, "%s", err.msg);
+	cr_assert_eq(svc_recv(fd, &r, &err), -ECONNRESET, "%s", err.msg);
+	close(fd);
+	cr_assert_eq(pipe(p), 0);
+	fd = svc_connect(sock, &err);
+	cr_assert_eq(svc_call(fd, SVC_REQ_ATTACH, "\0\0\0\0\0\0\0\0", 8, p[0], &r, &err), -EBADRQC,
+		     "%s", err.msg);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	/* Bytes that pretend to be a handle are not a program name. */
+	fd = svc_connect(sock, &err);
+	cr_assert_eq(svc_call(fd, SVC_REQ_HANDLE, &info, sizeof(info), -1, &r, &err), -EINVAL, "%s",
+		     err.msg);
+	close(fd);
+}
+
+/* A handle for counter: its filter image digest, attach twice. */
+static int attach_twice(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_attach a = { .pid = getpid() };
+	struct svc_msg r;
+	int h = get_handle("counter", &err), rc, p[2];
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	/* Replayed: the same request again, with another listener-looking fd. */
+	if (pipe(p))
+		return 2;
+	rc = svc_call(h, SVC_REQ_ATTACH, &a, sizeof(a), p[0], &r, &err);
+	say("%d %s\n", rc, err.msg);
+	/* A handle asked for another program: not a request of a handle. */
+	rc = svc_call(h, SVC_REQ_HANDLE, "priv", 4, -1, &r, &err);
+	say("%d %s\n", rc, err.msg);
+	/* ... and the handle is gone after that. */
+	rc = svc_call(h, SVC_REQ_FILTER, NULL, 0, -1, &r, &err);
+	say("%d\n", rc);
+	/* The program still runs, and it is counter. */
+	if (syscall(SYS_getppid, 0xc0, 0) < 0)
+		return 3;
+	say("count %lld\n", counter_value());
+	return 0;
+}
+
+Test(secbpfd, a_replayed_or_retargeted_handle_is_refused)
+{
+	char expect[256];
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, attach_twice, NULL), 0, "%s", shared);
+	snprintf(expect, sizeof(expect), "%d counter: handle ", -EALREADY);
+	cr_assert(strstr(shared, expect), "%s", shared);
+	cr_assert(strstr(shared, "has attached already"), "%s", shared);
+	snprintf(expect, sizeof(expect), "\n%d request 2 with 4 bytes is not one a handle answers",
+		 -EBADRQC);
+	cr_assert(strstr(shared, expect), "%s", shared);
+	cr_assert(strstr(shared, "count 1\n"), "%s", shared);
+}
+
+Test(secbpfd, handles_of_one_program_give_its_filters_only)
+{
+	struct secbpf_err err = { { 0 } };
+	const struct svc_filter_image *a1, *a2, *b;
+	size_t l1, l2, lb;
+	int h1, h2, hb;
+
+	need_root();
+	make_config("allow counter user=root\nallow priv user=root tier=privileged\n");
+	start_daemon();
+	h1 = get_handle("counter", &err);
+	h2 = get_handle("counter", &err);
+	hb = get_handle("priv", &err);
+	cr_assert(h1 >= 0 && h2 >= 0 && hb >= 0, "%s", err.msg);
+	a1 = get_image(h1, &l1, &err);
+	a2 = get_image(h2, &l2, &err);
+	b = get_image(hb, &lb, &err);
+	cr_assert(a1 && a2 && b, "%s", err.msg);
+	cr_assert_eq(l1, l2);
+	cr_assert_eq(memcmp(a1, a2, l1), 0);
+	cr_assert_neq(a1->digest, b->digest);
+	/* A non-listener sent to attach: refused, the handle unspent. */
+	{
+		struct svc_attach at = { .pid = getpid() };
+		struct svc_msg r;
+		int p[2];
+
+		cr_assert_eq(pipe(p), 0);
+		cr_assert_eq(svc_call(h1, SVC_REQ_ATTACH, &at, sizeof(at), p[0], &r, &err), -EBADF,
+			     "%s", err.msg);
+		cr_assert(strstr(err.msg, "not a seccomp listener"), "%s", err.msg);
+		close(p[0]);
+		close(p[1]);
+	}
+	/* A handle of a service that restarted is dead. */
+	stop_daemon(SIGTERM, NULL);
+	start_daemon();
+	{
+		struct svc_msg r;
+
+		cr_assert_lt(svc_call(h1, SVC_REQ_FILTER, NULL, 0, -1, &r, &err), 0);
+	}
+	close(h1);
+	close(h2);
+	close(hb);
+}
+
+/* --- robustness --- */
+
+/* One malformed message of kind k on a fresh connection: it must get an
+ * error reply, then the connection must be closed by the service. */
+static void send_malformed(unsigned int k)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_hdr hdr = { .magic = SVC_MAGIC, .version = SVC_VERSION, .type = SVC_REQ_LIST };
+	char buf[64 + sizeof(hdr)];
+	struct svc_msg r;
+	size_t len = sizeof(hdr);
+	int fd = svc_connect(sock, &err), i;
+
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	switch (k % 8) {
+	case 0: /* random bytes */
+		for (i = 0; i < (int)sizeof(buf); i++)
+			buf[i] = (char)rand();
+		len = 1 + (size_t)rand() % sizeof(buf);
+		break;
+	case 1:
+		hdr.magic = ~SVC_MAGIC;
+		break;
+	case 2:
+		hdr.version = 99;
+		break;
+	case 3:
+		hdr.flags = 1;
+		break;
+	case 4: /* a length that does not match */
+		hdr.len = 40;
+		break;
+	case 5: /* a reply sent as a request */
+		hdr.type = SVC_REP_OK;
+		break;
+	case 6: /* a control-socket request */
+		hdr.type = SVC_REQ_CTL_INFO;
+		break;
+	case 7: /* shorter than a header */
+		len = 3;
+		break;
+	}
+	if (k % 8)
+		memcpy(buf, &hdr, sizeof(hdr));
+	cr_assert_eq(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
+	cr_assert_eq(svc_recv(fd, &r, &err), 0, "kind %u: %s", k % 8, err.msg);
+	cr_assert_eq(r.hdr.type, SVC_REP_ERROR, "kind %u", k % 8);
+	cr_assert_eq(svc_recv(fd, &r, &err), -ECONNRESET, "kind %u: not dropped", k % 8);
+	close(fd);
+}
+
+static void still_served(void)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+
+	cr_assert_eq(request(SVC_REQ_LIST, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert(strstr(r.payload, "counter"), "%s", r.payload);
+}
+
+Test(secbpfd, ten_thousand_malformed_requests)
+{
+	long rss0, rss1, rss2;
+	unsigned int i;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	srand(1);
+	for (i = 0; i < 1000; i++) /* warm up: allocator, caches */
+		send_malformed(i);
+	rss0 = daemon_rss_kib();
+	for (i = 0; i < 10000; i++)
+		send_malformed(i);
+	rss1 = daemon_rss_kib();
+	for (i = 0; i < 10000; i++)
+		send_malformed(i);
+	rss2 = daemon_rss_kib();
+	still_served();
+	printf("secbpfd RSS: %ld KiB after warm-up, %ld KiB after 10,000 malformed requests, "
+	       "%ld KiB after 10,000 more\n",
+	       rss0, rss1, rss2);
+	/* Bounded: the second round adds (next to) nothing. */
+	cr_assert_lt(rss2 - rss1, 2048, "RSS grew %ld KiB in the second round", rss2 - rss1);
+	cr_assert_lt(rss1 - rss0, 8192, "RSS grew %ld KiB", rss1 - rss0);
+}
+
+Test(secbpfd, clients_that_vanish_or_never_read)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+	long rss0, rss1;
+	int i, k, fd;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	rss0 = daemon_rss_kib();
+	for (i = 0; i < 300; i++) {
+		fd = svc_connect(sock, &err);
+		cr_assert_geq(fd, 0, "%s", err.msg);
+		switch (i % 3) {
+		case 0: /* connects and goes */
+			break;
+		case 1: /* asks for a handle and goes before the reply */
+			svc_send(fd, SVC_REQ_HANDLE, "counter", 7, -1, &err);
+			break;
+		case 2: /* asks, and shuts its side */
+			svc_send(fd, SVC_REQ_LIST, NULL, 0, -1, &err);
+			shutdown(fd, SHUT_RDWR);
+			break;
+		}
+		close(fd);
+	}
+	/* Requests without reading a reply: the service drops the client
+	 * once its replies no longer fit, and stays responsive meanwhile. */
+	fd = svc_connect(sock, &err);
+	cr_assert_geq(fd, 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (k = 0; k < 20000; k++)
+		if (svc_send(fd, SVC_REQ_LIST, NULL, 0, -1, &err))
+			break;
+	still_served();
+	close(fd);
+	still_served();
+	rss1 = daemon_rss_kib();
+	printf("secbpfd RSS: %ld KiB before, %ld KiB after 300 vanishing clients and one that "
+	       "never reads (%d requests sent)\n",
+	       rss0, rss1, k);
+	cr_assert_lt(rss1 - rss0, 8192);
+	/* Nothing is left of them: a handle request still works. */
+	fd = svc_connect(sock, &err);
+	cr_assert_eq(svc_call(fd, SVC_REQ_HANDLE, "counter", 7, -1, &r, &err), 0, "%s", err.msg);
+	close(r.fd);
+	close(fd);
+}
+
+#define FLOOD_THREADS 64
+#define FLOOD_CALLS 300
+
+static void *flood_thread(void *arg)
+{
+	long i, *failed = arg;
+
+	for (i = 0; i < FLOOD_CALLS; i++)
+		if (syscall(SYS_getppid, 0xc0, 0) < 0)
+			__atomic_add_fetch(failed, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Attach counter, then flood it from 64 threads; wfd is told when the
+ * flood starts. */
+static int nobody_floods(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	pthread_t t[FLOOD_THREADS];
+	int h = get_handle("counter", &err), *wfd = arg, i;
+	long failed = 0;
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	if (write(*wfd, "x", 1) != 1)
+		return 2;
+	for (i = 0; i < FLOOD_THREADS; i++)
+		if (pthread_create(&t[i], NULL, flood_thread, &failed))
+			return say("pthread_create failed"), 3;
+	for (i = 0; i < FLOOD_THREADS; i++)
+		pthread_join(t[i], NULL);
+	say("%lld failed %ld", counter_value(), failed);
+	return 0;
+}
+
+Test(secbpfd, a_flood_of_notifications_from_64_threads)
+{
+	struct timespec t0, t1;
+	long rss0, rss1, served = 0;
+	char expect[64];
+	pid_t pid;
+	int p[2], st;
+	char c;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	rss0 = daemon_rss_kib();
+	cr_assert_eq(pipe(p), 0);
+	memset(shared, 0, SHARED_SIZE);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		_exit(nobody_floods(&p[1]));
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &c, 1), 1, "the flooding client failed before attaching");
+	close(p[0]);
+	/* Other clients are served during the flood. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		still_served();
+		served++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", shared);
+	snprintf(expect, sizeof(expect), "%d failed 0", FLOOD_THREADS * FLOOD_CALLS);
+	cr_assert_str_eq(shared, expect);
+	cr_assert_gt(served, 0);
+	rss1 = daemon_rss_kib();
+	printf("secbpfd RSS: %ld KiB before, %ld KiB after %d notifications from %d threads "
+	       "(%.2f s; %ld other requests served meanwhile)\n",
+	       rss0, rss1, FLOOD_THREADS * FLOOD_CALLS, FLOOD_THREADS,
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, served);
+	cr_assert_lt(rss1 - rss0, 16384, "RSS grew %ld KiB", rss1 - rss0);
+	/* The supervision of the gone process ends. */
+	still_served();
+}
+
+/* Attach, tell wfd, wait for rfd (the service is dead then), and report
+ * what the notified syscall and a kernel-decided one gave. */
+static int nobody_outlives_the_service(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("counter", &err), *fds = arg;
+	long rc;
+	char c;
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	if (write(fds[1], "x", 1) != 1 || read(fds[0], &c, 1) != 1)
+		return 2;
+	errno = 0;
+	rc = syscall(SYS_getppid, 0xc0, 0);
+	say("notified %ld %d, ", rc, errno);
+	say("kernel %d", getpid() > 0);
+	return 0;
+}
+
+Test(secbpfd, killed_service_fails_closed)
+{
+	int to_child[2], to_parent[2], fds[2], st;
+	char c, expect[64];
+	pid_t pid;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(pipe(to_child), 0);
+	cr_assert_eq(pipe(to_parent), 0);
+	memset(shared, 0, SHARED_SIZE);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		fds[0] = to_child[0];
+		fds[1] = to_parent[1];
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		_exit(nobody_outlives_the_service(fds));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	cr_assert_eq(read(to_parent[0], &c, 1), 1, "the client failed before attaching");
+	stop_daemon(SIGKILL, NULL);
+	cr_assert_eq(write(to_child[1], "x", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", shared);
+	snprintf(expect, sizeof(expect), "notified -1 %d, kernel 1", ENOSYS);
+	cr_assert_str_eq(shared, expect);
+}
+
+Test(secbpfd, stops_cleanly_on_sigterm)
+{
+	int st;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	still_served();
+	stop_daemon(SIGTERM, &st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	cr_assert_neq(access(sock, F_OK), 0, "the socket was left behind");
+	log_contains("stopping");
+}
