@@ -161,6 +161,7 @@ int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
+int cmd_oci(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);

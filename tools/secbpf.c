@@ -21,6 +21,7 @@ static const struct command {
 	{ "native-run", cmd_native_run,
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
+	{ "oci", cmd_oci, "annotations that run a container under a filter with crun" },
 	{ "run", cmd_run, "run a command under filters" },
 	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },

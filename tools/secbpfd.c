@@ -5,7 +5,8 @@
  * (docs/secbpfd.md). This file is the command line, the socket and the
  * process settings; lib/service/ is the service.
  *
- *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--policy FILE] [--check]
+ *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--agent-socket PATH]
+ *           [--policy FILE] [--check]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
  * client of its API: service/ (config, catalog, serving), supervisor/
  * (process settings of a supervisor). */
 #include "options.h"
+#include "service/agent_oci.h"
 #include "service/catalog.h"
 #include "service/config.h"
 #include "service/protocol.h"
@@ -36,6 +38,7 @@
 struct secbpfd_options {
 	bool foreground, check;
 	const char *config_dir, *socket_path, *policy_path;
+	const char *agent_path; /* NULL: agent.sock next to socket_path */
 };
 
 static void usage(FILE *f)
@@ -53,6 +56,9 @@ static void usage(FILE *f)
 		"                  LISTEN_FDS is set (secbpfd never forks)\n"
 		"  --config DIR    the configuration directory (default " SVC_DEFAULT_CONFIG ")\n"
 		"  --socket PATH   the client socket (default " SVC_DEFAULT_SOCKET ")\n"
+		"  --agent-socket PATH  where container runtimes send listeners (root only;\n"
+		"                  default: " SVC_AGENT_SOCKET_NAME " next to the client socket;\n"
+		"                  docs/containers.md)\n"
 		"  --policy FILE   the policy file capping tiers (default "
 		"/etc/secbpf/policy.conf)\n"
 		"  --check         verify the configuration and every program, print one line\n"
@@ -82,6 +88,7 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
+		{ "agent-socket", required_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, 'C' },
 		{ 0 },
 	};
@@ -105,6 +112,9 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 			break;
 		case 'p':
 			o->policy_path = optarg;
+			break;
+		case 'a':
+			o->agent_path = optarg;
 			break;
 		case 'C':
 			o->check = true;
@@ -211,6 +221,8 @@ int main(int argc, char **argv)
 	struct svc_config config;
 	struct svc_catalog cat;
 	struct svc_server srv;
+	char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int agent_fd;
 	int fds[SVC_MAX_LISTEN], nfds = 0, rc, rejected;
 
 	rc = parse_options(argc, argv, &o);
@@ -250,18 +262,35 @@ int main(int argc, char **argv)
 		}
 		nfds = 1;
 	}
+	if (o.agent_path)
+		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
+	else if (svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
+		fail_msg(o.socket_path, "too long to put the agent socket next to it: use --agent-socket");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	agent_fd = svc_agent_open(agent_path, &err);
+	if (agent_fd < 0) {
+		fail_msg("agent socket", "%s", err.msg);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	memset(&srv, 0, sizeof(srv));
+	srv.has_agent = true;
+	srv.agent_ep.fd = agent_fd;
 	srv.cat = &cat;
 	srv.policy_path = o.policy_path;
 	srv.log = stderr;
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	fprintf(stderr, "secbpfd: serving %zu program%s on %s\n", cat.n - (size_t)rejected,
-		cat.n - (size_t)rejected == 1 ? "" : "s",
-		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets");
+	fprintf(stderr, "secbpfd: serving %zu program%s on %s, runtimes on %s\n",
+		cat.n - (size_t)rejected, cat.n - (size_t)rejected == 1 ? "" : "s",
+		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets", agent_path);
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
 	if (o.socket_path[0] != '@' && (o.foreground || nfds == 1))
 		unlink(o.socket_path);
+	if (agent_path[0] != '@')
+		unlink(agent_path);
 	if (srv.attachments) {
 		/* Their supervisors are threads of this process: the filtered
 		 * processes fail closed (ENOSYS) as we exit. */

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "service/agent_oci.h"
 #include "service/server.h"
 
 int svc_watch(struct svc_server *srv, struct svc_endpoint *ep)
@@ -296,6 +297,12 @@ static int serve_setup(struct svc_server *srv, const int *listen_fds, size_t n)
 	srv->done_ep.fd = srv->donefd;
 	if ((rc = svc_watch(srv, &srv->signal_ep)) || (rc = svc_watch(srv, &srv->done_ep)))
 		return rc;
+	if (srv->has_agent) {
+		srv->agent_ep.kind = SVC_EP_AGENT;
+		rc = svc_watch(srv, &srv->agent_ep);
+		if (rc)
+			return rc;
+	}
 	for (i = 0; i < n && i < SVC_MAX_LISTEN; i++) {
 		int flags = fcntl(listen_fds[i], F_GETFL);
 
@@ -321,6 +328,9 @@ static void serve_teardown(struct svc_server *srv)
 	for (i = 0; i < srv->nlisten; i++)
 		close(srv->listen[i].fd);
 	srv->nlisten = 0;
+	if (srv->has_agent)
+		close(srv->agent_ep.fd);
+	srv->has_agent = false;
 	if (srv->sigfd >= 0)
 		close(srv->sigfd);
 	if (srv->epfd >= 0)
@@ -372,6 +382,9 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 				break;
 			case SVC_EP_HANDLE:
 				svc_handle_serve(srv, (struct svc_handle *)ep);
+				break;
+			case SVC_EP_AGENT:
+				svc_agent_accept(srv, ep);
 				break;
 			case SVC_EP_DONE:
 				svc_attachments_reap(srv);

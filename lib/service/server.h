@@ -43,6 +43,7 @@ enum svc_endpoint_kind {
 	SVC_EP_HANDLE, /* the service's end of a handle */
 	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT */
 	SVC_EP_DONE,   /* the eventfd the attachment waiters write */
+	SVC_EP_AGENT,  /* the agent socket runtimes send listeners to (agent_oci.c) */
 };
 
 /* What an epoll event points to; embedded first in conns and handles. */
@@ -93,6 +94,10 @@ struct svc_server {
 	struct svc_endpoint listen[SVC_MAX_LISTEN];
 	size_t nlisten;
 	struct svc_endpoint signal_ep, done_ep;
+	/* The agent socket (agent_oci.c), when has_agent: set before
+	 * svc_serve, which watches it and closes it at exit. */
+	bool has_agent;
+	struct svc_endpoint agent_ep;
 	struct svc_conn *conns;
 	struct svc_handle *handles;
 	struct svc_attachment *attachments;
