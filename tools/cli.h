@@ -162,6 +162,7 @@ int cmd_compile(int argc, char **argv);
 int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
 int cmd_oci(int argc, char **argv);
+int cmd_export_oci(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);

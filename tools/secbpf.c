@@ -18,6 +18,7 @@ static const struct command {
 	{ "compile", cmd_compile, "compile a filter to the classic BPF the kernel runs" },
 	{ "dis", cmd_dis, "disassemble a filter (eBPF, or the compiled cBPF)" },
 	{ "dump", cmd_dump, "list and disassemble the seccomp filters of a process" },
+	{ "export-oci", cmd_export_oci, "an OCI seccomp profile for runc, its stateful part to secbpfd" },
 	{ "native-run", cmd_native_run,
 	  "run a command under a filter enforced by a patched kernel" },
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
