@@ -35,27 +35,195 @@ static const struct {
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
 
 /* What the filter does for one cell, and whether that is the same for
- * every call of it (it read nothing but arch and nr). */
+ * every call of it, whatever its arguments and instruction pointer. */
 struct cell {
 	uint32_t action;
 	bool fixed;
 };
 
+/* A register or scratch word while exploring: a constant, or unknown
+ * (it came from the arguments). */
+struct val {
+	bool known;
+	uint32_t v;
+};
+
+struct walk {
+	const struct sock_filter *insns;
+	size_t len;
+	uint32_t nr, audit;
+	unsigned int paths; /* returns reached so far */
+	bool have, fixed;
+	uint32_t action;
+};
+
+/* Beyond this many paths a cell counts as deciding on its arguments. */
+#define WALK_MAX_PATHS 4096
+
+static struct val alu(uint16_t op, struct val a, struct val b)
+{
+	struct val r = { .known = a.known && b.known };
+
+	if (op == BPF_NEG) {
+		r.known = a.known;
+		r.v = -a.v;
+		return r;
+	}
+	if (!r.known)
+		return r;
+	switch (op) {
+	case BPF_ADD:
+		r.v = a.v + b.v;
+		break;
+	case BPF_SUB:
+		r.v = a.v - b.v;
+		break;
+	case BPF_MUL:
+		r.v = a.v * b.v;
+		break;
+	case BPF_DIV:
+		r.v = b.v ? a.v / b.v : 0;
+		break;
+	case BPF_MOD:
+		r.v = b.v ? a.v % b.v : 0;
+		break;
+	case BPF_OR:
+		r.v = a.v | b.v;
+		break;
+	case BPF_AND:
+		r.v = a.v & b.v;
+		break;
+	case BPF_XOR:
+		r.v = a.v ^ b.v;
+		break;
+	case BPF_LSH:
+		r.v = b.v < 32 ? a.v << b.v : 0;
+		break;
+	case BPF_RSH:
+		r.v = b.v < 32 ? a.v >> b.v : 0;
+		break;
+	default:
+		r.known = false;
+		break;
+	}
+	return r;
+}
+
+static void walk_ret(struct walk *w, struct val r)
+{
+	w->paths++;
+	if (!r.known)
+		w->fixed = false;
+	else if (!w->have) {
+		w->have = true;
+		w->action = r.v;
+	} else if (w->action != r.v)
+		w->fixed = false;
+}
+
+/* Run from pc with A, X and M; at a jump on an unknown value, take both
+ * ways. The filter was checked: jumps go forward, within it. */
+static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, struct val *m)
+{
+	struct val mem[BPF_MEMWORDS];
+
+	memcpy(mem, m, sizeof(mem));
+	while (pc < w->len && w->fixed && w->paths < WALK_MAX_PATHS) {
+		const struct sock_filter *in = &w->insns[pc];
+		struct val k = { true, in->k }, src;
+		bool taken;
+
+		switch (BPF_CLASS(in->code)) {
+		case BPF_LD:
+		case BPF_LDX: {
+			struct val v = { false, 0 };
+
+			if (BPF_MODE(in->code) == BPF_ABS)
+				v = in->k == 0	 ? (struct val){ true, w->nr }
+				    : in->k == 4 ? (struct val){ true, w->audit }
+						 : v;
+			else if (BPF_MODE(in->code) == BPF_IMM)
+				v = k;
+			else if (BPF_MODE(in->code) == BPF_LEN)
+				v = (struct val){ true, sizeof(struct seccomp_data) };
+			else if (BPF_MODE(in->code) == BPF_MEM && in->k < BPF_MEMWORDS)
+				v = mem[in->k];
+			if (BPF_CLASS(in->code) == BPF_LD)
+				a = v;
+			else
+				x = v;
+			pc++;
+			break;
+		}
+		case BPF_ST:
+		case BPF_STX:
+			if (in->k < BPF_MEMWORDS)
+				mem[in->k] = BPF_CLASS(in->code) == BPF_ST ? a : x;
+			pc++;
+			break;
+		case BPF_ALU:
+			a = alu(BPF_OP(in->code), a, BPF_SRC(in->code) == BPF_X ? x : k);
+			pc++;
+			break;
+		case BPF_MISC:
+			if (BPF_MISCOP(in->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			pc++;
+			break;
+		case BPF_RET:
+			walk_ret(w, BPF_RVAL(in->code) == BPF_A ? a : k);
+			return;
+		case BPF_JMP:
+			if (BPF_OP(in->code) == BPF_JA) {
+				pc += 1 + in->k;
+				break;
+			}
+			src = BPF_SRC(in->code) == BPF_X ? x : k;
+			if (!a.known || !src.known) {
+				walk_from(w, pc + 1 + in->jt, a, x, mem);
+				pc += 1 + in->jf;
+				break;
+			}
+			switch (BPF_OP(in->code)) {
+			case BPF_JEQ:
+				taken = a.v == src.v;
+				break;
+			case BPF_JGT:
+				taken = a.v > src.v;
+				break;
+			case BPF_JGE:
+				taken = a.v >= src.v;
+				break;
+			default:
+				taken = (a.v & src.v) != 0;
+				break; /* JSET */
+			}
+			pc += 1 + (taken ? in->jt : in->jf);
+			break;
+		default:
+			w->fixed = false;
+			return;
+		}
+	}
+	if (w->paths >= WALK_MAX_PATHS || pc >= w->len)
+		w->fixed = false;
+}
+
 static struct cell run_cell(const struct sock_filter *insns, size_t len, uint32_t audit,
 			    uint32_t nr)
 {
-	struct seccomp_data sd = { .nr = (int)nr, .arch = audit };
-	struct cbpf_sim_state st;
+	struct walk w = { .insns = insns, .len = len, .nr = nr, .audit = audit, .fixed = true };
+	struct val zero = { true, 0 }, mem[BPF_MEMWORDS];
 	struct cell c;
-	size_t w;
+	size_t i;
 
-	c.action = cbpf_sim_exec(insns, len, &sd, &st);
-	c.fixed = true;
-	/* Words 0 (nr) and 1 (arch); the rest are the instruction pointer
-	 * and the arguments. */
-	for (w = 2; w < sizeof(st.loads) / sizeof(st.loads[0]); w++)
-		if (st.loads[w])
-			c.fixed = false;
+	for (i = 0; i < BPF_MEMWORDS; i++)
+		mem[i] = zero; /* the kernel zeroes M[] */
+	walk_from(&w, 0, zero, zero, mem);
+	c.fixed = w.fixed && w.have;
+	c.action = w.action;
 	return c;
 }
 
