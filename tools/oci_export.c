@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * From a compiled filter to an OCI seccomp profile. Each (arch, nr) cell
- * is run on the simulator with its arguments unknown: a cell that reads
- * no more than arch and nr, and does not notify, has one action for every
- * call; a name whose cells agree on every arch of the profile becomes a
- * plain rule, any other SCMP_ACT_NOTIFY, which secbpfd answers by running
- * the whole program. Argument rules are not emitted: NOTIFY is exact.
+ * is explored with its arguments unknown (both ways at each test of one):
+ * a cell whose every path returns one action that runc can install has
+ * that action for every call; a name whose cells agree on every arch of
+ * the profile becomes a plain rule, any other SCMP_ACT_NOTIFY, which
+ * secbpfd answers by running the whole program. Argument rules are not
+ * emitted: NOTIFY is exact.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -330,6 +331,20 @@ static struct rule *rule_for(struct export_state *s, const char *name)
 	return &s->rules[s->nrules++];
 }
 
+/* Whether action refuses the syscall (what a bad-arch action does). */
+static bool is_deny(uint32_t action)
+{
+	switch (action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ERRNO:
+	case SECCOMP_RET_TRAP:
+	case SECCOMP_RET_KILL_PROCESS:
+	case SECCOMP_RET_KILL_THREAD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Leave out an arch whose every cell gets one deny: runc's answer for an
  * arch outside the profile (libseccomp's bad-arch action) denies too. */
 static void choose_arches(struct export_state *s, FILE *notes)
@@ -350,8 +365,7 @@ static void choose_arches(struct export_state *s, FILE *notes)
 
 			uniform = c.fixed && first.fixed && c.action == first.action;
 		}
-		if (uniform && first.action != SECCOMP_RET_ALLOW &&
-		    (first.action & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_LOG) {
+		if (uniform && is_deny(first.action)) {
 			if (notes)
 				fprintf(notes,
 					"secbpf: export-oci: %s: the filter denies all of it "
