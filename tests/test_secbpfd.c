@@ -62,10 +62,20 @@ static void setup(void)
 
 static void stop_daemon(int sig, int *status);
 
+/* Every test's service must stop cleanly on SIGTERM: exit 0, which under
+ * ASan also means no leak and no error report. */
 static void teardown(void)
 {
-	if (daemon_pid > 0)
-		stop_daemon(SIGKILL, NULL);
+	int st = 0;
+
+	if (daemon_pid > 0) {
+		stop_daemon(SIGTERM, &st);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			test_shell(out, sizeof(out), "tail -c 20000 '%s'", logpath);
+			test_remove_tree(dir);
+			cr_assert_fail("secbpfd did not stop cleanly (status %#x):\n%s", st, out);
+		}
+	}
 	test_remove_tree(dir);
 }
 
@@ -157,6 +167,16 @@ static void start_daemon(void)
 		fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
+		/* Under ASan, a small quarantine: freed memory held for
+		 * use-after-free checks (256 MiB by default) would be counted
+		 * as the service's growth by the RSS measurements. */
+		if (getenv("ASAN_OPTIONS")) {
+			char opts[512];
+
+			snprintf(opts, sizeof(opts), "%s:quarantine_size_mb=1",
+				 getenv("ASAN_OPTIONS"));
+			setenv("ASAN_OPTIONS", opts, 1);
+		}
 		execl(getenv("SECBPFD"), "secbpfd", "--foreground", "--config", cfg, "--socket",
 		      sock, "--policy", policy, (char *)NULL);
 		_exit(127);
@@ -993,4 +1013,95 @@ Test(secbpfd, stops_cleanly_on_sigterm)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_assert_neq(access(sock, F_OK), 0, "the socket was left behind");
 	log_contains("stopping");
+}
+
+Test(secbpfd, a_stateless_handle_has_nothing_to_attach)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_attach a = { .pid = getpid() };
+	struct svc_msg r;
+	int h, fd;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	h = get_handle("plain", &err);
+	cr_assert_geq(h, 0, "%s", err.msg);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(svc_call(h, SVC_REQ_ATTACH, &a, sizeof(a), fd, &r, &err), -EINVAL, "%s",
+		     err.msg);
+	cr_assert(strstr(err.msg, "plain: stateless"), "%s", err.msg);
+	close(fd);
+	/* Malformed attach bytes: an error, and the handle is closed. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(svc_call(h, SVC_REQ_ATTACH, "xyz", 3, fd, &r, &err), -EINVAL, "%s", err.msg);
+	close(fd);
+	cr_assert_lt(svc_call(h, SVC_REQ_FILTER, NULL, 0, -1, &r, &err), 0);
+	close(h);
+}
+
+static bool log_has(void *what)
+{
+	test_shell(out, sizeof(out), "cat '%s'", logpath);
+	return strstr(out, what) != NULL;
+}
+
+Test(secbpfd, attachments_end_with_their_processes)
+{
+	long rss0, rss1;
+	char expect[32];
+	int i;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)1), 0, "%s", shared);
+	rss0 = daemon_rss_kib();
+	for (i = 0; i < 50; i++)
+		cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)1), 0, "%s", shared);
+	snprintf(expect, sizeof(expect), "%d", 51);
+	cr_assert_str_eq(shared, expect);
+	/* Each process's supervision ends when it is gone. */
+	cr_assert(test_wait_for(log_has, "pid", 100), "%s", out);
+	for (i = 0; i < 200; i++) {
+		test_shell(out, sizeof(out), "grep -c 'its supervision ended' '%s'", logpath);
+		if (atoi(out) == 51)
+			break;
+		usleep(20000);
+	}
+	cr_assert_eq(atoi(out), 51, "supervisions ended: %s", out);
+	rss1 = daemon_rss_kib();
+	printf("secbpfd RSS: %ld KiB before, %ld KiB after 50 processes attached and gone\n", rss0,
+	       rss1);
+	cr_assert_lt(rss1 - rss0, 4096, "RSS grew %ld KiB", rss1 - rss0);
+}
+
+static int hold_connections(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_msg r;
+	int i, fd, rc, served = 0, emfile = 0;
+
+	for (i = 0; i < 70; i++) {
+		fd = svc_connect(sock, &err);
+		if (fd < 0)
+			return say("connect: %s", err.msg), 1;
+		/* Kept open; over the limit the service says so and closes
+		 * (the request may then fail to go: EPIPE). */
+		rc = svc_call(fd, SVC_REQ_LIST, NULL, 0, -1, &r, &err);
+		served += rc == 0;
+		emfile += rc == -EMFILE;
+	}
+	say("%d served, EMFILE seen %d", served, emfile > 0);
+	return 0;
+}
+
+Test(secbpfd, one_user_cannot_take_every_connection)
+{
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, hold_connections, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "64 served, EMFILE seen 1");
+	still_served();
 }

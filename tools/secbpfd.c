@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 	char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int agent_fd;
 	int fds[SVC_MAX_LISTEN], nfds = 0, rc, rejected;
+	bool created = false; /* the socket is ours to remove (not systemd's) */
 
 	rc = parse_options(argc, argv, &o);
 	if (rc)
@@ -261,6 +262,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nfds = 1;
+		created = true;
 	}
 	if (o.agent_path)
 		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
@@ -287,7 +289,7 @@ int main(int argc, char **argv)
 		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets", agent_path);
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
-	if (o.socket_path[0] != '@' && (o.foreground || nfds == 1))
+	if (created && o.socket_path[0] != '@')
 		unlink(o.socket_path);
 	if (agent_path[0] != '@')
 		unlink(agent_path);

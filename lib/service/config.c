@@ -121,7 +121,7 @@ static struct svc_program_conf *program_for(struct svc_config *c, const char *di
 	c->progs = grown;
 	p = &c->progs[c->nprogs++];
 	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", name);
+	memcpy(p->name, name, strlen(name) + 1); /* svc_config_valid_name: it fits */
 	p->tier = SECBPF_TIER_UNPRIVILEGED;
 	p->object_path = path;
 	return p;

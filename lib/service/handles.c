@@ -241,17 +241,13 @@ static int handle_message(struct svc_server *srv, struct svc_handle *h, struct s
 
 void svc_handle_serve(struct svc_server *srv, struct svc_handle *h)
 {
-	struct svc_msg *m = malloc(sizeof(*m));
 	int i, rc = 0;
 
-	if (!m)
-		return;
 	for (i = 0; i < SVC_BURST; i++) {
-		rc = handle_message(srv, h, m);
+		rc = handle_message(srv, h, &srv->msg);
 		if (rc)
 			break;
 	}
-	free(m);
 	if (rc && rc != -EAGAIN)
 		handle_close(srv, h);
 }

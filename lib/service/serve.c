@@ -251,8 +251,9 @@ static int conn_message(struct svc_server *srv, struct svc_conn *c, struct svc_m
 	return -EBADRQC;
 }
 
-static void serve_conn(struct svc_server *srv, struct svc_conn *c, struct svc_msg *m)
+static void serve_conn(struct svc_server *srv, struct svc_conn *c)
 {
+	struct svc_msg *m = &srv->msg;
 	int i, rc = 0;
 
 	for (i = 0; i < SVC_BURST; i++) {
@@ -352,11 +353,10 @@ static int stop_signal(struct svc_server *srv)
 int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 {
 	struct epoll_event ev[32];
-	struct svc_msg *m = malloc(sizeof(*m));
 	int rc, k, i, sig;
 
 	srv->epfd = srv->sigfd = srv->donefd = -1;
-	rc = m ? serve_setup(srv, listen_fds, n) : -ENOMEM;
+	rc = serve_setup(srv, listen_fds, n);
 	if (rc) {
 		fprintf(srv->log, "secbpfd: cannot serve: %s\n", strerror(-rc));
 		goto out;
@@ -378,7 +378,7 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 				accept_conns(srv, ep);
 				break;
 			case SVC_EP_CONN:
-				serve_conn(srv, (struct svc_conn *)ep, m);
+				serve_conn(srv, (struct svc_conn *)ep);
 				break;
 			case SVC_EP_HANDLE:
 				svc_handle_serve(srv, (struct svc_handle *)ep);
@@ -401,7 +401,6 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 		}
 	}
 out:
-	free(m);
 	serve_teardown(srv);
 	return rc;
 }

@@ -104,6 +104,7 @@ struct svc_server {
 	size_t nconns, nhandles, nattachments;
 	uint64_t next_handle_id;
 	bool stopping;
+	struct svc_msg msg; /* the message being answered (one at a time) */
 	/* Counters for the log and the tests. */
 	unsigned long requests, rejected_requests;
 };
@@ -115,7 +116,8 @@ int svc_watch(struct svc_server *srv, struct svc_endpoint *ep);
  * (close-on-exec) in *client_fd. Returns 0 or -errno with err set. */
 int svc_handle_mint(struct svc_server *srv, struct svc_program *prog, uid_t uid, int *client_fd,
 		    struct secbpf_err *err);
-/* handles.c: answer what came on handle h; closes it when it is done. */
+/* handles.c: answer what came on handle h (received into srv->msg);
+ * closes it when it is done. */
 void svc_handle_serve(struct svc_server *srv, struct svc_handle *h);
 /* handles.c: close every handle (at exit). */
 void svc_handles_close_all(struct svc_server *srv);
