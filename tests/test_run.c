@@ -667,15 +667,16 @@ static const char *percpu_filter(void)
 /*
  * The supervising process's threads with --workers n, as CMD sees them.
  * CMD may start before the last worker does: wait (up to 10 s) until there
- * are at least n + 2 threads (today: main, reaper and the workers), then
- * give the count. Only differences are checked.
+ * are at least n + 3 threads (today: main, reaper, the workers and the
+ * control socket's, started last), then give the count. Only differences
+ * are checked.
  */
 static int supervisor_threads(int n, const char *f)
 {
 	cr_assert_eq(secbpf_run("--workers %d -f '%s' -- sh -c 'i=0; while [ $i -lt 200 ]; do "
 				"n=$(ls /proc/$PPID/task | wc -l); [ $n -gt %d ] && break; "
 				"sleep 0.05; i=$((i+1)); done; echo $n'",
-				n, f, n + 1),
+				n, f, n + 2),
 		     0, "%s", out);
 	return atoi(out);
 }

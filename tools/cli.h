@@ -165,6 +165,8 @@ int cmd_oci(int argc, char **argv);
 int cmd_export_oci(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_map(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sys(int argc, char **argv);
 int cmd_test(int argc, char **argv);

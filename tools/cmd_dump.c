@@ -26,6 +26,7 @@
  * prog fd); the public API is about filters to attach, not installed ones. */
 #include "cbpf/cbpf.h"
 #include "cli.h"
+#include "ctl_client.h"
 #include "vm/insn.h"
 #include "install/native.h"
 
@@ -39,7 +40,7 @@
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "usage: secbpf dump PID\n"
+	fprintf(f, "usage: secbpf dump PID [-o FILE.o]\n"
 		   "\n"
 		   "List the seccomp filters attached to process (or thread) PID, oldest first:\n"
 		   "index, kind and a disassembly. A classic filter is shown as the kernel\n"
@@ -48,11 +49,20 @@ static void dump_usage(FILE *f)
 		   "kernel/README.md) as the kernel verifier rewrote it. PID is stopped\n"
 		   "briefly with ptrace and then let go. Needs CAP_SYS_ADMIN, ptrace access\n"
 		   "to PID, and secbpf itself must not be under seccomp (the kernel's rules).\n"
+		   "The eBPF programs a secbpf supervisor runs for PID are named after them.\n"
 		   "\n"
-		   "  -h, --help  show this help\n"
+		   "With -o, write instead the eBPF programs attached to PID, with their maps'\n"
+		   "current contents, as objects that 'secbpf run -f' loads again with that\n"
+		   "state (a checkpoint): FILE.o for one program, FILE.0.o, FILE.1.o, ... in\n"
+		   "installation order for a stack. This asks PID's supervisor, which answers\n"
+		   "the owner of its processes and CAP_SYS_ADMIN (docs/introspection.md).\n"
+		   "\n"
+		   "  -o, --output FILE.o  write the checkpoint\n"
+		   "  -h, --help           show this help\n"
 		   "\n"
 		   "Exit status: 0 when listed (a process without filters lists none), 2 on a\n"
-		   "usage error or when PID cannot be inspected.\n");
+		   "usage error or when PID cannot be inspected; with -o, 1 when no checkpoint\n"
+		   "can be had (not supervised, not permitted).\n");
 }
 
 /* One retrieved filter: classic instructions, or an extended program. */
@@ -214,9 +224,147 @@ static void dump_print(FILE *out, const struct dump_filter *f, unsigned long ind
 	}
 }
 
+/* Where object i of n goes: path itself for one, "x.I.o" for x.o. */
+static void checkpoint_path(const char *path, uint32_t i, uint32_t n, char *out, size_t size)
+{
+	size_t len = strlen(path);
+
+	if (n == 1)
+		snprintf(out, size, "%s", path);
+	else if (len > 2 && !strcmp(path + len - 2, ".o"))
+		snprintf(out, size, "%.*s.%u.o", (int)(len - 2), path, i);
+	else
+		snprintf(out, size, "%s.%u.o", path, i);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "we");
+	bool ok;
+
+	if (!f)
+		return -errno;
+	ok = fwrite(data, 1, len, f) == len;
+	if (fclose(f) || !ok)
+		return -EIO;
+	return 0;
+}
+
+/* Write the objects of a SVC_REQ_CTL_CHECKPOINT answer (protocol.h). */
+static int write_checkpoint(const char *what, const uint8_t *p, size_t len, const char *path)
+{
+	const struct svc_checkpoint *h = (const void *)p;
+	const struct svc_checkpoint_entry *e;
+	size_t off = sizeof(*h), name_pad, obj_pad;
+	char out[4096], runline[8192];
+	size_t used = 0;
+	uint32_t i;
+	int rc;
+
+	if (len < sizeof(*h) || h->magic != SVC_CHECKPOINT_MAGIC || !h->nobjects ||
+	    h->nobjects > 64) {
+		cli_error(what, "the supervisor's checkpoint is malformed");
+		return -1;
+	}
+	for (i = 0; i < h->nobjects; i++) {
+		if (len - off < sizeof(*e)) {
+			cli_error(what, "the supervisor's checkpoint is truncated");
+			return -1;
+		}
+		e = (const void *)(p + off);
+		off += sizeof(*e);
+		name_pad = ((size_t)e->name_len + 7) & ~(size_t)7;
+		obj_pad = (e->size + 7) & ~(uint64_t)7;
+		if (e->size == 0 || name_pad > len - off || obj_pad > len - off - name_pad) {
+			cli_error(what, "the supervisor's checkpoint is truncated");
+			return -1;
+		}
+		checkpoint_path(path, i, h->nobjects, out, sizeof(out));
+		rc = write_file(out, p + off + name_pad, e->size);
+		if (rc) {
+			cli_error(out, "cannot write the checkpoint: %s", strerror(-rc));
+			return -1;
+		}
+		printf("wrote %s: program %.*s, %llu bytes\n", out, (int)e->name_len,
+		       (const char *)(p + off), (unsigned long long)e->size);
+		used += (size_t)snprintf(runline + used, sizeof(runline) - used, " -f %s", out);
+		if (used >= sizeof(runline))
+			used = sizeof(runline) - 1;
+		off += name_pad + obj_pad;
+	}
+	printf("restore with: secbpf run%s -- CMD\n", runline);
+	return 0;
+}
+
+/* dump PID -o FILE: ask PID's supervisor for a checkpoint. */
+static int dump_checkpoint(pid_t pid, const char *path)
+{
+	struct secbpf_err err = { { 0 } };
+	struct ctl_supervisor *sup, *s;
+	char what[64], *data;
+	size_t n, len;
+	int rc;
+
+	snprintf(what, sizeof(what), "dump: pid %d", (int)pid);
+	s = ctl_find_for_pid("dump", pid, &sup, &n);
+	if (!s) {
+		ctl_free(sup, n);
+		return EXIT_REJECTED;
+	}
+	rc = ctl_request(s, SVC_REQ_CTL_CHECKPOINT, NULL, 0, &data, &len, &err);
+	ctl_free(sup, n);
+	if (rc) {
+		cli_error(what, "%s", err.msg);
+		return EXIT_REJECTED;
+	}
+	rc = write_checkpoint(what, (const uint8_t *)data, len, path);
+	free(data);
+	return rc ? EXIT_REJECTED : 0;
+}
+
+/* After the classic listing: the eBPF programs PID's supervisor runs. */
+static void print_supervised(pid_t pid)
+{
+	struct ctl_supervisor *sup = NULL, *s, *refused;
+	struct json_object *progs, *p, *v;
+	struct ctl_ptable t;
+	size_t n, i;
+	int rc;
+
+	rc = ctl_discover(&sup);
+	if (rc <= 0 || ctl_ptable_read(&t)) {
+		ctl_free(sup, rc > 0 ? (size_t)rc : 0);
+		return;
+	}
+	n = (size_t)rc;
+	s = ctl_supervisor_of(sup, n, &t, pid, &refused);
+	ctl_ptable_free(&t);
+	if (s && json_object_object_get_ex(s->info, "programs", &progs)) {
+		json_object_object_get_ex(s->info, "supervisor", &v);
+		printf("eBPF programs run by %s (pid %d), oldest first:\n",
+		       json_object_get_string(v), (int)s->pid);
+		for (i = 0; i < json_object_array_length(progs); i++) {
+			p = json_object_array_get_idx(progs, i);
+			printf("  %zu: ", i);
+			if (json_object_object_get_ex(p, "function", &v))
+				printf("%s ", json_object_get_string(v));
+			if (json_object_object_get_ex(p, "name", &v))
+				printf("(%s)", json_object_get_string(v));
+			json_object_object_get_ex(p, "stateful", &v);
+			printf("%s\n", json_object_get_boolean(v) ? ", stateful" : "");
+		}
+	} else if (refused) {
+		printf("eBPF programs: supervised by pid %d, which does not answer you: %s\n",
+		       (int)refused->pid, refused->why);
+	}
+	ctl_free(sup, n);
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = { { 0 } };
+	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
+						  { 0 } };
+	const char *output = NULL;
 	struct secbpf_err err = { { 0 } };
 	struct dump_filter *filters = NULL, *grown;
 	unsigned long cap = 0;
@@ -228,8 +376,10 @@ int cmd_dump(int argc, char **argv)
 	char what[32], *end;
 	long pid;
 
-	cli_options_init(&o, argc, argv, "", longopts, dump_usage, NULL);
-	c = cli_options_next(&o);
+	cli_options_init(&o, argc, argv, "o:", longopts, dump_usage, NULL);
+	while ((c = cli_options_next(&o)) > 0)
+		if (c == 'o')
+			output = optarg;
 	if (c < 0)
 		return c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
 	if (optind + 1 != argc) {
@@ -243,6 +393,8 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	snprintf(what, sizeof(what), "pid %ld", pid);
+	if (output)
+		return dump_checkpoint((pid_t)pid, output);
 	if (pid == getpid()) {
 		cli_error(what, "secbpf cannot trace itself");
 		return EXIT_USAGE;
@@ -279,6 +431,7 @@ detach:
 		printf("pid %ld: %lu seccomp filter%s, oldest first\n", pid, n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++)
 			dump_print(stdout, &filters[i], i);
+		print_supervised((pid_t)pid);
 	}
 	for (i = 0; i < n && i < cap; i++) {
 		free(filters[i].cbpf);

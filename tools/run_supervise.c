@@ -20,16 +20,20 @@
 
 /*
  * A supervisor for listener (which it owns from now on, even on failure)
- * and the stack of sup, started with its workers and the --events reader.
+ * and the stack of sup (pid: the child), started with its workers and the
+ * --events reader.
  * Returns 0 with *sv set; a negative errno after printing why, with *sv
  * set if it was created.
  */
-static int supervise_start(int listener, const struct run_supervision *sup, struct supervisor **sv)
+static int supervise_start(pid_t pid, int listener, const struct run_supervision *sup,
+			   struct supervisor **sv)
 {
 	struct supervisor_opts opts = {
 		.sz = sizeof(opts),
 		.nworkers = sup->nworkers,
 		.agent_fd = *sup->agent_fd,
+		.kind = "secbpf run",
+		.target_pid = pid,
 	};
 	struct secbpf_err err = { { 0 } };
 	int rc;
@@ -127,7 +131,7 @@ int run_serve(pid_t pid, bool reaped, int listener, const struct run_supervision
 	struct supervisor *sv = NULL;
 	int rc;
 
-	rc = supervise_start(listener, sup, &sv);
+	rc = supervise_start(pid, listener, sup, &sv);
 	if (!rc)
 		rc = forward_until_done(pid, listener, set, &reaped, status, forwarded);
 	if (!rc) {

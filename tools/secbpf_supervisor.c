@@ -7,7 +7,7 @@
  * and exits when the last filtered task is gone.
  *
  *   secbpf-supervisor --handoff FD --listener FD --digest HEX --tier T
- *                     --workers N [--read-nondumpable]
+ *                     --workers N [--caller PID] [--read-nondumpable]
  *                     (--object FD:PROG --name NAME [--set VAR=VALUE]...)...
  */
 #include <errno.h>
@@ -52,6 +52,7 @@ struct sv_args {
 	uint64_t digest;
 	enum secbpf_tier tier;
 	unsigned int workers;
+	pid_t caller; /* the process that attached the stack, or 0 */
 	bool read_nondumpable;
 	struct sv_target t[MAX_TARGETS];
 	size_t n;
@@ -154,6 +155,11 @@ static void parse_args(int argc, char **argv, struct sv_args *a)
 			a->workers = (unsigned int)strtoul(v, &end, 10);
 			if (*end || a->workers < 1 || a->workers > SUPERVISOR_MAX_WORKERS)
 				fail("bad worker count '%s'", v);
+		} else if (!strcmp(o, "--caller")) {
+			errno = 0;
+			a->caller = (pid_t)strtol(v, &end, 10);
+			if (errno || *end || a->caller <= 0)
+				fail("bad caller pid '%s'", v);
 		} else if (!strcmp(o, "--object")) {
 			if (a->n == MAX_TARGETS)
 				fail("more than %d programs", MAX_TARGETS);
@@ -278,6 +284,8 @@ int main(int argc, char **argv)
 		     stack_plan_digest(&plan), a.digest);
 	so.nworkers = a.workers;
 	so.log = log;
+	so.kind = "attach API";
+	so.target_pid = a.caller;
 	sv = supervisor_new(a.listener, plan.sv_progs, plan.n, &so, &err);
 	if (!sv)
 		fail("cannot start: %s", err.msg);

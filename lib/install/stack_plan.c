@@ -84,6 +84,8 @@ static int plan_supervision(struct stack_plan *plan, const struct stack_plan_tar
 		plan->sv_progs[i].rt = plan->runtimes[i];
 		plan->sv_progs[i].name = targets[i].name;
 		plan->sv_progs[i].reads_memory = stack_plan_reads_memory(targets[i].obj);
+		plan->sv_progs[i].obj = targets[i].obj;
+		plan->sv_progs[i].prog = targets[i].prog;
 	}
 	if (supervisor_stack_single(plan->sv_progs, n)) {
 		rc = plan_compile(plan, n - 1, &targets[n - 1], true, err);

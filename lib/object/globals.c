@@ -307,3 +307,25 @@ int object_set_var(struct object *obj, const char *name, const char *value, stru
 			       var->size * 8, is_bool ? ": 0 or 1" : "");
 	return write_var(obj, var, &n, err);
 }
+
+uint32_t object_btf_integer(const struct object *obj, uint32_t type_id, bool *is_signed)
+{
+	const struct btf_type *t;
+	uint32_t id;
+
+	if (!obj->btf || !type_id)
+		return 0;
+	t = object_btf_skip_mods(obj->btf, type_id, &id);
+	if (!t)
+		return 0;
+	if (btf_is_int(t) && !(btf_int_encoding(t) & BTF_INT_BOOL) && btf_int_offset(t) == 0 &&
+	    btf_int_bits(t) == t->size * 8 && t->size <= 8) {
+		*is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		return t->size;
+	}
+	if (btf_is_any_enum(t) && t->size <= 8) {
+		*is_signed = btf_kflag(t);
+		return t->size;
+	}
+	return 0;
+}

@@ -70,6 +70,8 @@ static int load_object(struct loader *ld)
 	if (!ret)
 		ret = loader_read_vars(ld);
 	if (!ret)
+		ret = loader_read_state(ld);
+	if (!ret)
 		ret = loader_read_license(ld);
 	if (!ret)
 		ret = loader_read_btf_ext(ld);
@@ -259,6 +261,9 @@ void object_free(struct object *obj)
 		free(obj->maps[i].init_data);
 	}
 	free(obj->maps);
+	for (i = 0; i < obj->state_cnt; i++)
+		free(obj->states[i].entries);
+	free(obj->states);
 	for (i = 0; i < obj->var_cnt; i++)
 		free(obj->vars[i].name);
 	free(obj->vars);

@@ -82,6 +82,20 @@ struct object_prog {
 	uint32_t func_cnt;
 };
 
+/* The name of the section that holds saved map contents. */
+#define OBJECT_STATE_SECTION ".secbpf.state"
+
+/* Saved contents of a SEC(".maps") map (from OBJECT_STATE_SECTION), which
+ * runtime_new_opts() writes into the map it creates. Global data is not
+ * listed: its saved bytes are the map's init_data already. */
+struct object_map_state {
+	uint32_t map;	   /* index in object->maps */
+	uint32_t nentries;
+	uint32_t ncpus;	   /* value slots per entry (1 unless per-CPU) */
+	uint8_t *entries;  /* nentries * (round_up(key_size, 8) +
+			    * ncpus * round_up(value_size, 8)) bytes */
+};
+
 struct object {
 	char *path;			/* as given, for messages */
 	char *license;			/* NULL if no license section */
@@ -96,6 +110,8 @@ struct object {
 	 * spawned supervisor) can load the very same object. */
 	void *image;
 	size_t image_size;
+	struct object_map_state *states; /* from OBJECT_STATE_SECTION */
+	uint32_t state_cnt;
 };
 
 /*
@@ -136,5 +152,44 @@ const struct object_line *object_prog_line(const struct object_prog *prog,
 
 /* The name of the function starting at or containing slot insn_off. */
 const char *object_prog_func(const struct object_prog *prog, uint32_t insn_off);
+
+/* The size in bytes (1 to 8) of BTF type type_id of obj when it is an
+ * integer or enum (typedefs and modifiers followed), with *is_signed set;
+ * 0 for any other type, or without BTF. */
+uint32_t object_btf_integer(const struct object *obj, uint32_t type_id, bool *is_signed);
+
+/* Whether a map's contents are saved by a checkpoint: global data and the
+ * hash and array kinds (not queues, rings, program arrays, task storage). */
+bool object_state_supported(const struct object_map *m);
+/* Whether the map keeps one value per worker slot. */
+bool object_map_percpu(const struct object_map *m);
+
+/*
+ * Building an OBJECT_STATE_SECTION: init, then for each map add_map and
+ * its entries (key_size bytes of key, and the value as map_lookup_user
+ * gives it: ncpus slots of round_up(value_size, 8) for per-CPU maps).
+ * Each returns 0 or -ENOMEM (-EINVAL: a map whose state is not saved).
+ */
+struct object_state_writer {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t cur; /* offset of the map record being filled */
+	uint32_t key_size;
+	size_t value_bytes;
+};
+int object_state_writer_init(struct object_state_writer *w);
+int object_state_add_map(struct object_state_writer *w, const struct object_map *m,
+			 uint32_t ncpus);
+int object_state_add_entry(struct object_state_writer *w, const void *key, const void *value);
+void object_state_writer_free(struct object_state_writer *w);
+
+/*
+ * obj's ELF image with w's section added (or put in place of the one it
+ * had), into *out (malloc'ed, *out_size bytes): an object that
+ * object_open_*() loads with that state. Returns 0, -EINVAL (an image this
+ * cannot edit: not ELF64), -E2BIG or -ENOMEM.
+ */
+int object_image_with_state(const struct object *obj, const struct object_state_writer *w,
+			    uint8_t **out, size_t *out_size);
 
 #endif

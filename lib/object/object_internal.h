@@ -163,6 +163,10 @@ int loader_read_btf_ext(struct loader *ld);
 /* Translate the line info of every function placed in lk to prog's slots. */
 int loader_link_lines(struct loader *ld, const struct prog_link *lk, struct object_prog *prog);
 
+/* state.c: OBJECT_STATE_SECTION, checked against the maps and applied
+ * (global data into init_data, the others into obj->states). */
+int loader_read_state(struct loader *ld);
+
 /* link.c: programs linked with their subprograms and relocated. */
 int loader_link_progs(struct loader *ld);
 

@@ -49,10 +49,12 @@ enum svc_type {
 	SVC_REQ_FILTER = 16, /* -> SVC_REP_FILTER, fd: sealed memfd (struct svc_filter_image) */
 	SVC_REQ_ATTACH = 17, /* fd: a listener; payload struct svc_attach -> SVC_REP_OK */
 
-	/* A supervisor's control socket. */
-	SVC_REQ_CTL_INFO = 32,	     /* -> SVC_REP_TEXT: JSON, see docs/design.md §6 */
-	SVC_REQ_CTL_MAP_DUMP = 33,   /* payload: "PROG\0MAP" -> SVC_REP_DATA, fd: memfd */
-	SVC_REQ_CTL_CHECKPOINT = 34, /* -> SVC_REP_DATA, fd: memfd, the objects to restore */
+	/* A supervisor's control socket (docs/introspection.md). */
+	SVC_REQ_CTL_INFO = 32,	     /* -> SVC_REP_TEXT: JSON; SVC_REP_DATA (JSON in the
+				      *    memfd) when it exceeds SVC_MAX_PAYLOAD */
+	SVC_REQ_CTL_MAP_DUMP = 33,   /* payload: "PROG\0MAP" (PROG empty: any program)
+				      * -> SVC_REP_DATA, fd: memfd, JSON */
+	SVC_REQ_CTL_CHECKPOINT = 34, /* -> SVC_REP_DATA, fd: memfd, struct svc_checkpoint */
 
 	SVC_REP_OK = 64,     /* payload: optional text */
 	SVC_REP_TEXT = 65,   /* payload: text (no NUL) */
@@ -113,6 +115,36 @@ struct svc_filter_image {
 struct svc_filter_entry {
 	uint32_t len;	/* instructions, 1..BPF_MAXINSNS */
 	uint32_t flags; /* SVC_FILTER_* */
+};
+
+/*
+ * The control socket of every supervisor: an abstract SOCK_SEQPACKET
+ * socket named SVC_CTL_PREFIX "PID/TAG" (PID: the supervising process;
+ * TAG: 16 random hex digits, so no one can bind the name first), listed
+ * in /proc/net/unix. A client checks that SO_PEERCRED's pid is PID before
+ * believing an answer. The memfds it sends are at most SVC_CTL_MAX_DATA.
+ */
+#define SVC_CTL_PREFIX "@secbpf/ctl/"
+#define SVC_CTL_MAX_DATA (256u << 20)
+
+/*
+ * SVC_REQ_CTL_CHECKPOINT's memfd: a header, then nobjects entries in the
+ * stack's installation order, each a struct svc_checkpoint_entry, its
+ * name (name_len bytes) and its ELF object (size bytes), each padded to a
+ * multiple of 8. An object is the program's own with its maps' contents
+ * in a ".secbpf.state" section; name is the program's function name.
+ */
+#define SVC_CHECKPOINT_MAGIC 0x4b434253u /* "SBCK" in memory order */
+
+struct svc_checkpoint {
+	uint32_t magic;
+	uint32_t nobjects;
+};
+
+struct svc_checkpoint_entry {
+	uint32_t name_len;
+	uint32_t reserved; /* 0 */
+	uint64_t size;
 };
 
 /* A received message: the payload is NUL-terminated for convenience (the

@@ -96,6 +96,7 @@ struct supervisor *supervisor_new(int listener, const struct supervisor_prog *pr
 	sv->epoll_fd = -1;
 	sv->stop_fd = -1;
 	sv->agent_fd = -1;
+	supervisor_control_init(sv, opts);
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_mutex_init(&sv->agent_lock, NULL);
 	apply_opts(sv, opts);
@@ -162,6 +163,8 @@ int supervisor_start(struct supervisor *sv, struct secbpf_err *err)
 			return err_set(err, rc, "cannot start worker %u: %s", i, strerror(rc));
 		sv->workers[i].started = true;
 	}
+	/* Last: it reads what the workers and the runtimes hold. */
+	supervisor_control_start(sv);
 	return 0;
 }
 
@@ -169,6 +172,7 @@ unsigned long supervisor_wait(struct supervisor *sv)
 {
 	unsigned int i;
 
+	/* Nothing is left to inspect once the filter has no task. */
 	for (i = 0; i < sv->nworkers; i++) {
 		if (!sv->workers[i].started)
 			continue;
@@ -182,6 +186,7 @@ unsigned long supervisor_wait(struct supervisor *sv)
 			pthread_join(sv->reaper, NULL);
 		sv->reaper_started = false;
 	}
+	supervisor_control_stop(sv);
 	return __atomic_load_n(&sv->failures, __ATOMIC_RELAXED);
 }
 
@@ -191,6 +196,7 @@ void supervisor_free(struct supervisor *sv)
 
 	if (!sv)
 		return;
+	supervisor_control_stop(sv);
 	for (i = 0; sv->workers && i < sv->nworkers; i++) {
 		for (j = 0; j < SUPERVISOR_THREAD_CACHE; j++)
 			supervisor_thread_cache_evict(&sv->workers[i].cache[j]);

@@ -289,6 +289,8 @@ void *supervisor_worker_main(void *arg)
 		/* The kernel wants a zeroed buffer. */
 		memset(w->req, 0, sv->req_size);
 		if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, w->req) == 0) {
+			/* One writer: a plain store, read by the control thread. */
+			__atomic_store_n(&w->notifications, w->notifications + 1, __ATOMIC_RELAXED);
 			worker_handle(w);
 			continue;
 		}

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "common/err.h"
+#include "object/object.h"
 #include "vm/runtime.h"
 
 /* The flags of the listener filter: killable waits once a notification is
@@ -48,6 +49,12 @@ struct supervisor_prog {
 	 * the supervisor then opens /proc/TID/mem for every notification.
 	 * Only a cost: without it helpers read with process_vm_readv. */
 	bool reads_memory;
+	/* The loaded object and program behind this filter, for the control
+	 * socket (docs/introspection.md): the names of its maps and what a
+	 * checkpoint writes back. NULL: the filter is listed by name only and
+	 * cannot be checkpointed. */
+	const struct object *obj;
+	const struct object_prog *prog;
 };
 
 /*
@@ -117,6 +124,15 @@ struct supervisor_opts {
 	/* How long to wait for each answer of the agent; 0: the default,
 	 * SUPERVISOR_AGENT_TIMEOUT_MS. */
 	unsigned int agent_timeout_ms;
+	/* For the control socket (docs/introspection.md), which every
+	 * supervisor serves. kind: who supervises, as `secbpf ps` shows it
+	 * ("secbpf run", "attach API", "secbpfd"); NULL: this program's name.
+	 * target_pid: the process that installed the filters (it and its
+	 * descendants are the supervised processes); its owner (real uid, read
+	 * when supervisor_new runs) may reach the socket. 0: none known, the
+	 * owner is then our effective uid. */
+	const char *kind;
+	pid_t target_pid;
 };
 
 #define SUPERVISOR_AGENT_TIMEOUT_MS 5000
@@ -178,6 +194,10 @@ void supervisor_release_tasks(struct supervisor *sv);
 
 /* Free (after supervisor_wait, or if never started); closes the listener. */
 void supervisor_free(struct supervisor *sv);
+
+/* The abstract name of the supervisor's control socket ("@secbpf/ctl/PID/
+ * TAG", docs/introspection.md), or NULL when it is not serving one. */
+const char *supervisor_control_name(const struct supervisor *sv);
 
 /*
  * Process-wide settings a supervising process needs (docs/design.md §1). Not

@@ -48,6 +48,9 @@ struct supervisor_worker {
 	struct seccomp_notif *req; /* sized by the kernel's struct size */
 	struct seccomp_notif_resp *resp;
 	struct thread_cache_entry cache[SUPERVISOR_THREAD_CACHE];
+	/* Notifications this worker received: written by it alone (relaxed
+	 * atomics, no lock), read by the control thread. */
+	unsigned long notifications;
 };
 
 /* A process seen in a notification, watched until it exits so that its
@@ -92,6 +95,19 @@ struct supervisor {
 	pthread_mutex_t agent_lock;
 	int agent_fd;
 	unsigned int agent_timeout_ms;
+
+	/* The control socket (control.c): its thread never touches what the
+	 * workers lock; stop_control (an eventfd) ends it. */
+	struct supervisor_control {
+		int listen_fd, stop_fd;
+		pthread_t thread;
+		bool started;
+		char name[64]; /* "@secbpf/ctl/PID/TAG" */
+		char kind[64];
+		pid_t target_pid;
+		uid_t owner;
+		uint64_t started_at; /* CLOCK_REALTIME seconds */
+	} control;
 };
 
 /* The thread of a notification, as the worker knows it. */
@@ -144,6 +160,23 @@ int supervisor_target_kill(struct supervisor *sv, uint64_t id, const struct targ
 int supervisor_target_trap(struct supervisor *sv, uint64_t id, const struct target *t,
 			   uint32_t ret);
 void supervisor_thread_cache_evict(struct thread_cache_entry *c);
+
+/* control.c: the control socket's thread, started last and stopped first
+ * (both idempotent; a socket that cannot be opened is logged, not fatal:
+ * enforcement never depends on it). */
+void supervisor_control_init(struct supervisor *sv, const struct supervisor_opts *opts);
+void supervisor_control_start(struct supervisor *sv);
+void supervisor_control_stop(struct supervisor *sv);
+
+/* control_requests.c: the answers, each a buffer the caller frees.
+ * Return 0, or a negative errno with msg (size n) saying why. */
+int supervisor_control_info(struct supervisor *sv, char **json, char *msg, size_t n);
+int supervisor_control_map_dump(struct supervisor *sv, const char *prog, const char *map,
+				char **json, char *msg, size_t n);
+
+/* checkpoint.c: the objects that restore the stack, as an archive
+ * (protocol.h, struct svc_checkpoint). */
+int supervisor_checkpoint(struct supervisor *sv, uint8_t **buf, size_t *len, char *msg, size_t n);
 
 /* agent.c: ask the user agent about a USER_NOTIF (see agent.c). */
 int supervisor_agent_ask(struct supervisor *sv, const struct seccomp_notif *req,

@@ -523,6 +523,9 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 	rc = rc ?: argv_add(r, strdup(secbpf_tier_name(o->tier)));
 	rc = rc ?: argv_add(r, strdup("--workers"));
 	rc = rc ?: argv_addf(r, "%u", o->workers);
+	/* Whose filters these are, for the control socket. */
+	rc = rc ?: argv_add(r, strdup("--caller"));
+	rc = rc ?: argv_addf(r, "%d", (int)getpid());
 	if (!rc && o->loader_cap_sys_ptrace)
 		rc = argv_add(r, strdup("--read-nondumpable"));
 	for (i = 0; !rc && i < n; i++) {

@@ -113,6 +113,37 @@ static int runtime_map_init(struct runtime *rt, uint32_t idx, struct secbpf_err 
 	return 0;
 }
 
+/*
+ * Write the saved entries of a map (OBJECT_STATE_SECTION) into it, as
+ * bpf() would from user space. Per-CPU values need as many worker slots as
+ * the run that saved them: a counter split over slots cannot be folded
+ * into fewer without knowing what it counts.
+ */
+static int runtime_restore_map(struct runtime *rt, const struct object_map_state *s,
+			       struct secbpf_err *err)
+{
+	const struct object_map *m = &rt->obj->maps[s->map];
+	struct map *map = rt->maps[s->map].map;
+	size_t ksz = (m->key_size + 7) & ~(size_t)7;
+	size_t vsz = map_user_value_size(map);
+	const uint8_t *p = s->entries;
+	uint32_t i;
+	int rc;
+
+	if (s->ncpus != (object_map_percpu(m) ? rt->opts.ncpus : 1))
+		return err_set(err, EINVAL,
+			       "map %s: its saved state has %u worker slots per value, this run "
+			       "has %u; run with --workers %u",
+			       m->name, s->ncpus, rt->opts.ncpus, s->ncpus);
+	for (i = 0; i < s->nentries; i++, p += ksz + vsz) {
+		rc = map_update_user(map, p, p + ksz, BPF_ANY);
+		if (rc)
+			return err_set(err, -rc, "map %s: cannot restore saved entry %u: %s",
+				       m->name, i, strerror(-rc));
+	}
+	return 0;
+}
+
 static struct interp *prepare(struct runtime *rt, const struct object_prog *prog,
 			      struct secbpf_err *err)
 {
@@ -210,6 +241,9 @@ struct runtime *runtime_new_opts(const struct object *obj, const struct object_p
 	rt->env.trace_log = rt->opts.trace_log;
 	for (i = 0; i < obj->map_cnt; i++)
 		if (runtime_map_init(rt, i, err))
+			goto fail;
+	for (i = 0; i < obj->state_cnt; i++)
+		if (runtime_restore_map(rt, &obj->states[i], err))
 			goto fail;
 	if (prepare_programs(rt, prog, err))
 		goto fail;
