@@ -10,11 +10,14 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -375,4 +378,121 @@ Test(containers, runc_exec_once_holds_in_the_container)
 Test(containers, runc_killing_secbpfd_fails_closed)
 {
 	killing_secbpfd_fails_closed("runc");
+}
+
+/* --- the agent socket: what a runtime may send ------------------------ */
+
+static int agent_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_lt(strlen(agent), sizeof(sa.sun_path), "TMPDIR too long for a socket");
+	memcpy(sa.sun_path, agent, strlen(agent) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Send state with fd (-1: none) as a runtime does, then hang up. */
+static void send_state(const char *state, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)state, strlen(state) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sock = agent_connect();
+
+	cr_assert_geq(sock, 0, "connect: %s", strerror(-sock));
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	cr_assert_eq(sendmsg(sock, &mh, MSG_NOSIGNAL), (ssize_t)strlen(state));
+	close(sock);
+}
+
+struct log_wait {
+	const char *what;
+};
+
+static bool log_has(void *arg)
+{
+	const struct log_wait *w = arg;
+
+	test_shell(out, sizeof(out), "cat '%s'", logpath);
+	return strstr(out, w->what) != NULL;
+}
+
+static void expect_logged(const char *what)
+{
+	struct log_wait w = { what };
+
+	cr_expect(test_wait_for(log_has, &w, 10000), "not in secbpfd's log: %s\n%s", what, out);
+}
+
+#define STATE(fds, annotations, extra)                                                             \
+	"{\"ociVersion\": \"1.0.2\", \"fds\": [" fds "], \"pid\": 1, " extra                       \
+	"\"state\": {\"annotations\": {" annotations "}}}"
+
+Test(containers, agent_drops_malformed_states_and_serves_on)
+{
+	int p[2];
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	send_state("this is not JSON", p[0]);
+	expect_logged("the state is not JSON");
+	send_state(STATE("\"seccompFd\"", "\"io.secbpf.program\": \"nosuch\"", ""), p[0]);
+	expect_logged("program nosuch: nosuch: no such program");
+	send_state(STATE("\"seccompFd\"", "\"io.secbpf.program\": \"" PROGRAM "\"", ""), p[0]);
+	expect_logged("the fd sent is not a seccomp listener");
+	send_state(STATE("\"seccompFd\"", "\"io.secbpf.program\": \"" PROGRAM "\"", ""), -1);
+	expect_logged("the state lists 1 fds and 0 came");
+	send_state(STATE("\"other\"", "\"io.secbpf.program\": \"" PROGRAM "\"", ""), p[0]);
+	expect_logged("no fd is called seccompFd");
+	send_state(STATE("\"seccompFd\"", "\"io.secbpf.program\": \"" PROGRAM "\"",
+			 "\"metadata\": \"io.secbpf.program=other\", "),
+		   p[0]);
+	expect_logged("the annotation names program " PROGRAM " and the metadata other");
+	send_state(STATE("\"seccompFd\"", "", ""), p[0]);
+	expect_logged("the state names no program");
+	/* A runtime that connects and never sends: dropped after a while. */
+	close(agent_connect());
+	close(p[0]);
+	close(p[1]);
+	/* The service still serves containers. */
+	allowed_workload_runs("crun");
+}
+
+/* Only root may hand secbpfd a listener: the socket is 0600. */
+Test(containers, agent_socket_is_root_only)
+{
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	cr_assert_eq(stat(agent, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "agent socket mode %o", st.st_mode & 0777);
+	chmod(dir, 0755); /* so that only the socket's mode stops nobody */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		_exit(agent_connect() == -EACCES ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "uid 65534 could connect to the agent socket (status %#x)", status);
 }
