@@ -1,0 +1,81 @@
+#!/bin/sh
+# Container start cost (docs/containers.md): `crun run` of /bin/true on a
+# busybox-static rootfs, N times each way, as root:
+#   plain       no seccomp at all
+#   filter      run.oci.seccomp_bpf_data of a stateless filter
+#               (samples/docker_like: the kernel decides everything)
+#   receiver    the filter and run.oci.seccomp.receiver: crun sends the
+#               listener to secbpfd, which supervises it
+# Prints the mean milliseconds per run and what the filter and the
+# receiver add. Usage: bench/bench_containers.sh BUILD_DIR [N]
+set -eu
+build=$(cd "${1:?usage: bench_containers.sh BUILD_DIR [N]}" && pwd)
+n=${2:-50}
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "bench_containers: needs root (crun)" >&2; exit 2; }
+tmp=$(mktemp -d /tmp/secbpf-bench-containers-XXXXXX)
+daemon=
+cleanup() {
+	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/proc" "$tmp/rootfs/dev" "$tmp/config/programs.d"
+cp /bin/busybox "$tmp/rootfs/bin/busybox"
+ln -s busybox "$tmp/rootfs/bin/true"
+"$build/secbpf" cc "$src/tests/containers/ctr_policy.bpf.c" -o "$tmp/config/programs.d/ctr_policy.o" 2>/dev/null
+echo "allow ctr_policy user=root" >"$tmp/config/secbpfd.conf"
+"$build/secbpfd" --foreground --config "$tmp/config" --socket "$tmp/secbpfd.sock" \
+	>"$tmp/secbpfd.log" 2>&1 &
+daemon=$!
+i=0
+while [ ! -S "$tmp/agent.sock" ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat "$tmp/secbpfd.log" >&2; exit 1; }
+	sleep 0.1
+done
+
+bundle() { # NAME: a bundle running /bin/true
+	mkdir -p "$tmp/$1"
+	cat >"$tmp/$1/config.json" <<JSON
+{"ociVersion": "1.0.2",
+ "process": {"terminal": false, "user": {"uid": 0, "gid": 0}, "args": ["/bin/true"],
+  "env": ["PATH=/bin"], "cwd": "/", "noNewPrivileges": true},
+ "root": {"path": "$tmp/rootfs"},
+ "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
+ "linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}]}}
+JSON
+}
+bundle plain
+bundle filter
+bundle receiver
+"$build/secbpf" oci patch "$tmp/receiver/config.json" --prog ctr_policy --daemon "$tmp/secbpfd.sock"
+"$build/secbpf" oci annotations --prog ctr_policy --daemon "$tmp/secbpfd.sock" |
+	grep -q '^run.oci.seccomp.receiver=' || { echo "no receiver annotation" >&2; exit 1; }
+"$build/secbpf" oci patch "$tmp/filter/config.json" -f "$build/samples/docker_like.bpf.o" 2>/dev/null
+
+# Mean ms per run of `crun run` in BUNDLE, N runs, in one private mount
+# namespace without a hybrid layout's cgroup2 mount.
+measure() {
+	unshare -m sh -c '
+		umount /sys/fs/cgroup/unified 2>/dev/null
+		cd "$1"; n=$2; i=0
+		start=$(date +%s%N)
+		while [ $i -lt $n ]; do
+			crun --root "$3/state" --cgroup-manager=disabled run "b-$i" >/dev/null || exit 1
+			i=$((i + 1))
+		done
+		end=$(date +%s%N)
+		echo $(( (end - start) / n / 1000 ))' sh "$tmp/$1" "$n" "$tmp"
+}
+measure plain >/dev/null # warm up the page cache
+p=$(measure plain)
+f=$(measure filter)
+r=$(measure receiver)
+ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+echo "crun run /bin/true, mean of $n runs (ms):"
+echo "  plain                 $(ms "$p")"
+echo "  secbpf filter         $(ms "$f")   (+$(ms $((f > p ? f - p : 0))))"
+echo "  filter + receiver     $(ms "$r")   (+$(ms $((r > p ? r - p : 0))) over plain)"
+grep -c "supervising pid" "$tmp/secbpfd.log" | sed 's/^/  listeners secbpfd supervised: /'
