@@ -100,6 +100,34 @@ static uint32_t scmp_action(struct json_object *o, const char *akey, const char 
 	return 0;
 }
 
+/* An entry's "args" as libseccomp's conditions (export-oci writes
+ * SCMP_CMP_MASKED_EQ only, one per argument: value the mask, valueTwo
+ * the datum, as runc passes them). */
+static unsigned int scmp_args(struct json_object *entry, struct scmp_arg_cmp *out)
+{
+	struct json_object *args, *v;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(entry, "args", &args))
+		return 0;
+	n = json_object_array_length(args);
+	cr_assert(n >= 1 && n <= 6);
+	for (i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(args, i);
+
+		cr_assert(json_object_object_get_ex(a, "op", &v));
+		cr_assert_str_eq(json_object_get_string(v), "SCMP_CMP_MASKED_EQ");
+		out[i].op = SCMP_CMP_MASKED_EQ;
+		cr_assert(json_object_object_get_ex(a, "index", &v));
+		out[i].arg = (unsigned int)json_object_get_int(v);
+		cr_assert(json_object_object_get_ex(a, "value", &v));
+		out[i].datum_a = json_object_get_uint64(v);
+		cr_assert(json_object_object_get_ex(a, "valueTwo", &v));
+		out[i].datum_b = json_object_get_uint64(v);
+	}
+	return (unsigned int)n;
+}
+
 /* libseccomp's filter for the profile, as runc builds it. */
 static struct filter libseccomp_filter(struct json_object *prof, uint32_t *arches, size_t *narches)
 {
@@ -134,16 +162,19 @@ static struct filter libseccomp_filter(struct json_object *prof, uint32_t *arche
 	for (i = 0; i < json_object_array_length(calls); i++) {
 		struct json_object *c = json_object_array_get_idx(calls, i), *names;
 		uint32_t act = scmp_action(c, "action", "errnoRet");
+		struct scmp_arg_cmp args[6];
+		unsigned int nargs;
 
 		cr_assert(json_object_object_get_ex(c, "names", &names));
-		cr_assert(!json_object_object_get_ex(c, "args", NULL), "export-oci emits no args");
+		nargs = scmp_args(c, args);
 		for (j = 0; j < json_object_array_length(names); j++) {
 			const char *n = json_object_get_string(json_object_array_get_idx(names, j));
 			int nr = seccomp_syscall_resolve_name(n);
 
 			if (nr == __NR_SCMP_ERROR)
 				continue; /* runc skips names libseccomp does not know */
-			cr_assert_eq(seccomp_rule_add(ctx, act, nr, 0), 0, "rule for %s", n);
+			rc = seccomp_rule_add_array(ctx, act, nr, nargs, nargs ? args : NULL);
+			cr_assert_eq(rc, 0, "rule for %s: %s", n, strerror(-rc));
 		}
 	}
 	fd = memfd_create("profile", MFD_CLOEXEC);
@@ -155,17 +186,88 @@ static struct filter libseccomp_filter(struct json_object *prof, uint32_t *arche
 	return f;
 }
 
+struct compare {
+	const char *obj;
+	struct filter orig, prof;
+	unsigned inputs, notified, mismatches;
+};
+
+static void compare_one(struct compare *c, const struct seccomp_data *sd)
+{
+	uint32_t ro = cbpf_sim_run(c->orig.insns, c->orig.len, sd);
+	uint32_t rp = cbpf_sim_run(c->prof.insns, c->prof.len, sd);
+
+	c->inputs++;
+	if (rp == SECCOMP_RET_USER_NOTIF) {
+		c->notified++; /* secbpfd runs the whole program */
+		return;
+	}
+	if (ro != rp && c->mismatches++ < 10)
+		cr_log_error("%s: arch %#x nr %#x args %#llx %#llx: filter %#x, profile %#x",
+			     c->obj, sd->arch, sd->nr, (unsigned long long)sd->args[0],
+			     (unsigned long long)sd->args[1], ro, rp);
+}
+
+/* The edges of each argument rule of the profile, on every arch of it:
+ * the datum, each bit of the mask flipped, the bits outside it set, for
+ * one condition at a time with the others held at their datum. */
+static void compare_arg_rules(struct compare *c, struct json_object *prof, const uint32_t *arches,
+			      size_t narches)
+{
+	struct json_object *calls, *names;
+	size_t i, j, a, k;
+
+	cr_assert(json_object_object_get_ex(prof, "syscalls", &calls));
+	for (i = 0; i < json_object_array_length(calls); i++) {
+		struct json_object *e = json_object_array_get_idx(calls, i);
+		struct scmp_arg_cmp conds[6];
+		unsigned int n = scmp_args(e, conds), ci;
+
+		if (!n)
+			continue;
+		cr_assert(json_object_object_get_ex(e, "names", &names));
+		for (j = 0; j < json_object_array_length(names); j++)
+			for (a = 0; a < narches; a++) {
+				const char *name =
+					json_object_get_string(json_object_array_get_idx(names, j));
+				int nr = seccomp_syscall_resolve_name_arch(arches[a], name);
+				struct seccomp_data sd = {
+					.nr = nr,
+					.arch = arches[a] == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64
+									   : arches[a],
+				};
+
+				if (nr < 0)
+					continue;
+				for (ci = 0; ci < n; ci++)
+					sd.args[conds[ci].arg] = conds[ci].datum_b;
+				compare_one(c, &sd);
+				for (ci = 0; ci < n; ci++) {
+					uint64_t keep = sd.args[conds[ci].arg];
+
+					for (k = 0; k < 64; k++)
+						if (conds[ci].datum_a >> k & 1) {
+							sd.args[conds[ci].arg] = keep ^ (1ull << k);
+							compare_one(c, &sd);
+						}
+					sd.args[conds[ci].arg] = keep | ~conds[ci].datum_a;
+					compare_one(c, &sd);
+					sd.args[conds[ci].arg] = keep;
+				}
+			}
+	}
+}
+
 static const uint64_t arg_patterns[] = { 0, 1, 8, 0xffffffffu, 0x100000001ull, ~0ull };
 
 /* Compare the profile of obj with its filter on every number of every
  * arch in it. */
 static void check_export(const char *obj)
 {
-	struct filter orig = secbpf_filter(obj), prof;
+	struct compare c = { .obj = obj, .orig = secbpf_filter(obj) };
 	struct json_object *root;
 	uint32_t arches[8];
 	size_t narches, a, p;
-	unsigned inputs = 0, notified = 0, mismatches = 0;
 
 	cr_assert_eq(test_capture(out, sizeof(out),
 				  (snprintf(out, sizeof(out), "'%s' export-oci -f '%s' 2>/dev/null",
@@ -174,7 +276,7 @@ static void check_export(const char *obj)
 		     0, "export-oci %s failed", obj);
 	root = json_tokener_parse(out);
 	cr_assert_not_null(root, "not JSON: %s", out);
-	prof = libseccomp_filter(root, arches, &narches);
+	c.prof = libseccomp_filter(root, arches, &narches);
 	for (a = 0; a < narches; a++) {
 		uint32_t audit = arches[a] == SCMP_ARCH_X32 ? AUDIT_ARCH_X86_64 : arches[a];
 		uint32_t base = arches[a] == SCMP_ARCH_X32 ? X32_BIT : 0, nr;
@@ -182,36 +284,23 @@ static void check_export(const char *obj)
 		for (nr = 0; nr < NR_MAX; nr++)
 			for (p = 0; p < sizeof(arg_patterns) / sizeof(arg_patterns[0]); p++) {
 				struct seccomp_data sd = { .nr = (int)(base + nr), .arch = audit };
-				uint32_t ro, rp;
 				int i;
 
 				for (i = 0; i < 6; i++)
 					sd.args[i] = arg_patterns[p];
 				sd.instruction_pointer = arg_patterns[p];
-				ro = cbpf_sim_run(orig.insns, orig.len, &sd);
-				rp = cbpf_sim_run(prof.insns, prof.len, &sd);
-				inputs++;
-				if (rp == SECCOMP_RET_USER_NOTIF) {
-					notified++; /* secbpfd runs the whole program */
-					continue;
-				}
-				if (ro == rp)
-					continue;
-				if (mismatches++ < 10)
-					cr_log_error("%s: arch %#x nr %#x args %#llx: filter %#x, "
-						     "profile %#x",
-						     obj, audit, sd.nr,
-						     (unsigned long long)arg_patterns[p], ro, rp);
+				compare_one(&c, &sd);
 			}
 	}
+	compare_arg_rules(&c, root, arches, narches);
 	cr_log_info("%s: %u inputs on %zu arches, %u notified to secbpfd, %u mismatches", obj,
-		    inputs, narches, notified, mismatches);
-	cr_expect_eq(mismatches, 0, "%s: %u of %u inputs decided differently", obj, mismatches,
-		     inputs);
-	cr_expect_lt(notified, inputs / 4, "%s: most syscalls go to secbpfd", obj);
+		    c.inputs, narches, c.notified, c.mismatches);
+	cr_expect_eq(c.mismatches, 0, "%s: %u of %u inputs decided differently", obj, c.mismatches,
+		     c.inputs);
+	cr_expect_lt(c.notified, c.inputs / 4, "%s: most syscalls go to secbpfd", obj);
 	json_object_put(root);
-	free(orig.insns);
-	free(prof.insns);
+	free(c.orig.insns);
+	free(c.prof.insns);
 }
 
 static void sample(const char *name, char *path, size_t size)
@@ -249,6 +338,25 @@ Test(export_oci, rate_limit_agrees)
 
 	sample("rate_limit", path, sizeof(path));
 	check_export(path);
+}
+
+/* More shapes: allowlists, argument tests, knobs, other arches. */
+Test(export_oci, more_filters_agree)
+{
+	static const char *const objs[] = { "tests/cbpf_allowlist",
+					    "tests/cbpf_docker_args",
+					    "tests/cbpf_knob",
+					    "samples/deny_path",
+					    "samples/seed_close",
+					    "samples/startup_lockdown",
+					    "samples/wx" };
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s.bpf.o", getenv("SECBPF_BUILD_DIR"), objs[i]);
+		check_export(path);
+	}
 }
 
 /* A program that notifies everything has no exact profile: runc refuses

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * From a compiled filter to an OCI seccomp profile. Each (arch, nr) cell
- * is explored with its arguments unknown (both ways at each test of one):
- * a cell whose every path returns one action that runc can install has
- * that action for every call; a name whose cells agree on every arch of
- * the profile becomes a plain rule, any other SCMP_ACT_NOTIFY, which
- * secbpfd answers by running the whole program. Argument rules are not
- * emitted: NOTIFY is exact.
+ * is explored with its arguments unknown (oci_cell.c). A name whose cells
+ * agree on every arch of the profile becomes a plain rule when every call
+ * gets one action runc can install, or argument rules when one action is
+ * taken exactly where masked equalities of the arguments hold (libseccomp's
+ * SCMP_CMP_MASKED_EQ) and the rest gets the default action; any other name
+ * becomes SCMP_ACT_NOTIFY, which secbpfd answers by running the whole
+ * program, so that every decision stays the program's own.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
@@ -16,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cbpf/cbpf.h"
 #include "common/syscall_name.h"
+#include "oci_cell.h"
 #include "oci_export.h"
 #include "service/agent_oci.h"
 
@@ -35,207 +37,12 @@ static const struct {
 };
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
 
-/* What the filter does for one cell, and whether that is the same for
- * every call of it, whatever its arguments and instruction pointer. */
-struct cell {
-	uint32_t action;
-	bool fixed;
-};
+#define ACTION_NOTIFY 0xffffffffu /* not a kernel action: "ask secbpfd" */
 
-/* A register or scratch word while exploring: a constant, or unknown
- * (it came from the arguments). */
-struct val {
-	bool known;
-	uint32_t v;
-};
-
-struct walk {
-	const struct sock_filter *insns;
-	size_t len;
-	uint32_t nr, audit;
-	unsigned int paths; /* returns reached so far */
-	bool have, fixed;
-	uint32_t action;
-};
-
-/* Beyond this many paths a cell counts as deciding on its arguments. */
-#define WALK_MAX_PATHS 4096
-
-static struct val alu(uint16_t op, struct val a, struct val b)
+/* An action runc can install as such (NOTIFY stands for the rest). */
+static bool installable(uint32_t action)
 {
-	struct val r = { .known = a.known && b.known };
-
-	if (op == BPF_NEG) {
-		r.known = a.known;
-		r.v = -a.v;
-		return r;
-	}
-	if (!r.known)
-		return r;
-	switch (op) {
-	case BPF_ADD:
-		r.v = a.v + b.v;
-		break;
-	case BPF_SUB:
-		r.v = a.v - b.v;
-		break;
-	case BPF_MUL:
-		r.v = a.v * b.v;
-		break;
-	case BPF_DIV:
-		r.v = b.v ? a.v / b.v : 0;
-		break;
-	case BPF_MOD:
-		r.v = b.v ? a.v % b.v : 0;
-		break;
-	case BPF_OR:
-		r.v = a.v | b.v;
-		break;
-	case BPF_AND:
-		r.v = a.v & b.v;
-		break;
-	case BPF_XOR:
-		r.v = a.v ^ b.v;
-		break;
-	case BPF_LSH:
-		r.v = b.v < 32 ? a.v << b.v : 0;
-		break;
-	case BPF_RSH:
-		r.v = b.v < 32 ? a.v >> b.v : 0;
-		break;
-	default:
-		r.known = false;
-		break;
-	}
-	return r;
-}
-
-static void walk_ret(struct walk *w, struct val r)
-{
-	w->paths++;
-	if (!r.known)
-		w->fixed = false;
-	else if (!w->have) {
-		w->have = true;
-		w->action = r.v;
-	} else if (w->action != r.v)
-		w->fixed = false;
-}
-
-/* Run from pc with A, X and M; at a jump on an unknown value, take both
- * ways. The filter was checked: jumps go forward, within it. */
-static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, struct val *m)
-{
-	struct val mem[BPF_MEMWORDS];
-
-	memcpy(mem, m, sizeof(mem));
-	while (pc < w->len && w->fixed && w->paths < WALK_MAX_PATHS) {
-		const struct sock_filter *in = &w->insns[pc];
-		struct val k = { true, in->k }, src;
-		bool taken;
-
-		switch (BPF_CLASS(in->code)) {
-		case BPF_LD:
-		case BPF_LDX: {
-			struct val v = { false, 0 };
-
-			if (BPF_MODE(in->code) == BPF_ABS)
-				v = in->k == 0	 ? (struct val){ true, w->nr }
-				    : in->k == 4 ? (struct val){ true, w->audit }
-						 : v;
-			else if (BPF_MODE(in->code) == BPF_IMM)
-				v = k;
-			else if (BPF_MODE(in->code) == BPF_LEN)
-				v = (struct val){ true, sizeof(struct seccomp_data) };
-			else if (BPF_MODE(in->code) == BPF_MEM && in->k < BPF_MEMWORDS)
-				v = mem[in->k];
-			if (BPF_CLASS(in->code) == BPF_LD)
-				a = v;
-			else
-				x = v;
-			pc++;
-			break;
-		}
-		case BPF_ST:
-		case BPF_STX:
-			if (in->k < BPF_MEMWORDS)
-				mem[in->k] = BPF_CLASS(in->code) == BPF_ST ? a : x;
-			pc++;
-			break;
-		case BPF_ALU:
-			a = alu(BPF_OP(in->code), a, BPF_SRC(in->code) == BPF_X ? x : k);
-			pc++;
-			break;
-		case BPF_MISC:
-			if (BPF_MISCOP(in->code) == BPF_TAX)
-				x = a;
-			else
-				a = x;
-			pc++;
-			break;
-		case BPF_RET:
-			walk_ret(w, BPF_RVAL(in->code) == BPF_A ? a : k);
-			return;
-		case BPF_JMP:
-			if (BPF_OP(in->code) == BPF_JA) {
-				pc += 1 + in->k;
-				break;
-			}
-			src = BPF_SRC(in->code) == BPF_X ? x : k;
-			if (!a.known || !src.known) {
-				walk_from(w, pc + 1 + in->jt, a, x, mem);
-				pc += 1 + in->jf;
-				break;
-			}
-			switch (BPF_OP(in->code)) {
-			case BPF_JEQ:
-				taken = a.v == src.v;
-				break;
-			case BPF_JGT:
-				taken = a.v > src.v;
-				break;
-			case BPF_JGE:
-				taken = a.v >= src.v;
-				break;
-			default:
-				taken = (a.v & src.v) != 0;
-				break; /* JSET */
-			}
-			pc += 1 + (taken ? in->jt : in->jf);
-			break;
-		default:
-			w->fixed = false;
-			return;
-		}
-	}
-	if (w->paths >= WALK_MAX_PATHS || pc >= w->len)
-		w->fixed = false;
-}
-
-static struct cell run_cell(const struct sock_filter *insns, size_t len, uint32_t audit,
-			    uint32_t nr)
-{
-	struct walk w = { .insns = insns, .len = len, .nr = nr, .audit = audit, .fixed = true };
-	struct val zero = { true, 0 }, mem[BPF_MEMWORDS];
-	struct cell c;
-	size_t i;
-
-	for (i = 0; i < BPF_MEMWORDS; i++)
-		mem[i] = zero; /* the kernel zeroes M[] */
-	walk_from(&w, 0, zero, zero, mem);
-	c.fixed = w.fixed && w.have;
-	c.action = w.action;
-	return c;
-}
-
-/* A fixed action runc can install as such (NOTIFY stands for the rest). */
-static bool plain_action(const struct cell *c)
-{
-	uint32_t a = c->action & SECCOMP_RET_ACTION_FULL;
-
-	if (!c->fixed)
-		return false;
-	switch (a) {
+	switch (action & SECCOMP_RET_ACTION_FULL) {
 	case SECCOMP_RET_ALLOW:
 	case SECCOMP_RET_LOG:
 	case SECCOMP_RET_KILL_PROCESS:
@@ -243,20 +50,12 @@ static bool plain_action(const struct cell *c)
 	case SECCOMP_RET_ERRNO:
 		return true;
 	case SECCOMP_RET_TRAP:
-		return (c->action & SECCOMP_RET_DATA) == 0; /* libseccomp's TRAP has no data */
+		return (action & SECCOMP_RET_DATA) == 0; /* libseccomp's TRAP has no data */
 	default:
 		return false; /* USER_NOTIF, TRACE */
 	}
 }
 
-#define ACTION_NOTIFY 0xffffffffu /* not a kernel action: "ask secbpfd" */
-
-static uint32_t cell_rule(const struct cell *c)
-{
-	return plain_action(c) ? c->action : ACTION_NOTIFY;
-}
-
-/* Add "action" (and errnoRet) for rule to o, under keys action/errno. */
 static int put_action(struct json_object *o, const char *akey, const char *ekey, uint32_t rule)
 {
 	const char *name;
@@ -290,11 +89,21 @@ static int put_action(struct json_object *o, const char *akey, const char *ekey,
 	return json_object_object_add(o, akey, json_object_new_string(name)) ? -ENOMEM : 0;
 }
 
-/* One rule of the profile: a name and what it gets on every arch. */
+/* What a profile says of one name (or of one cell, before they merge). */
+enum rule_kind {
+	RULE_UNSET,
+	RULE_PLAIN,  /* action for every call */
+	RULE_ARGS,   /* action where one of paths' conditions holds, else the default */
+	RULE_NOTIFY, /* secbpfd decides */
+};
+
 struct rule {
 	char name[64];
-	uint32_t rule;
-	bool mixed; /* the arches disagree */
+	enum rule_kind kind;
+	uint32_t action;
+	struct oci_path *paths; /* RULE_ARGS: the paths taking action */
+	size_t npaths;
+	char *key; /* RULE_ARGS: the conditions, canonical, to compare arches */
 };
 
 struct export_state {
@@ -305,9 +114,18 @@ struct export_state {
 	struct rule *rules;
 	size_t nrules, cap;
 	bool have_default;
-	uint32_t default_rule;
+	uint32_t default_action;
 	uint32_t default_arch, default_nr; /* a witness, for messages */
 };
+
+static void rule_clear(struct rule *r)
+{
+	free(r->paths);
+	free(r->key);
+	r->paths = NULL;
+	r->key = NULL;
+	r->npaths = 0;
+}
 
 static struct rule *rule_for(struct export_state *s, const char *name)
 {
@@ -327,11 +145,119 @@ static struct rule *rule_for(struct export_state *s, const char *name)
 	}
 	memset(&s->rules[s->nrules], 0, sizeof(s->rules[0]));
 	snprintf(s->rules[s->nrules].name, sizeof(s->rules[0].name), "%s", name);
-	s->rules[s->nrules].rule = 0xfffffffeu; /* unset */
 	return &s->rules[s->nrules++];
 }
 
-/* Whether action refuses the syscall (what a bad-arch action does). */
+static int cond_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The rule of one cell: plain, argument rules against the default action,
+ * or NOTIFY. Fills r (r->paths and r->key malloc'ed for RULE_ARGS).
+ * Returns 0 or -ENOMEM.
+ */
+static int cell_rule(const struct export_state *s, const struct oci_cell *c, struct rule *r)
+{
+	char *lines[64], *key = NULL;
+	size_t i, n = 0, len = 0;
+	uint32_t x = ACTION_NOTIFY;
+	int rc = 0;
+
+	r->kind = RULE_NOTIFY;
+	r->action = ACTION_NOTIFY;
+	if (c->fixed && installable(c->action)) {
+		r->kind = RULE_PLAIN;
+		r->action = c->action;
+		return 0;
+	}
+	if (!c->npaths)
+		return 0;
+	/* One action besides the default, on expressible paths with
+	 * conditions, and few enough of them to list. */
+	for (i = 0; i < c->npaths; i++) {
+		const struct oci_path *p = &c->paths[i];
+
+		if (p->action == s->default_action)
+			continue;
+		if (!installable(p->action) || !p->expressible || !p->nconds ||
+		    (x != ACTION_NOTIFY && x != p->action) || n == 64)
+			return 0;
+		x = p->action;
+		n++;
+	}
+	if (x == ACTION_NOTIFY)
+		return 0; /* only default paths: fixed, handled above */
+	r->paths = malloc(n * sizeof(*r->paths));
+	if (!r->paths)
+		return -ENOMEM;
+	r->npaths = 0;
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].action == x)
+			r->paths[r->npaths++] = c->paths[i];
+	/* The key: each path's conditions as a line, sorted, joined. */
+	for (i = 0; i < n; i++) {
+		const struct oci_path *p = &r->paths[i];
+		char buf[OCI_PATH_MAX_CONDS * 48] = "";
+		size_t off = 0, j;
+
+		for (j = 0; j < p->nconds; j++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"%u:%" PRIx64 ":%" PRIx64 ";", p->conds[j].arg,
+						p->conds[j].mask, p->conds[j].datum);
+		lines[i] = strdup(buf);
+		if (!lines[i]) {
+			n = i;
+			rc = -ENOMEM;
+			goto out;
+		}
+		len += strlen(buf) + 1;
+	}
+	qsort(lines, n, sizeof(lines[0]), cond_cmp);
+	key = calloc(1, len + 1);
+	if (!key) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		strcat(key, lines[i]);
+		strcat(key, "|");
+	}
+	r->key = key;
+	r->kind = RULE_ARGS;
+	r->action = x;
+out:
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	if (rc)
+		rule_clear(r);
+	return rc;
+}
+
+/* Merge a cell's rule c into the name's rule r: any disagreement between
+ * arches makes the name NOTIFY. Takes c's allocations. */
+static void rule_merge(struct rule *r, struct rule *c)
+{
+	if (r->kind == RULE_UNSET) {
+		r->kind = c->kind;
+		r->action = c->action;
+		r->paths = c->paths;
+		r->npaths = c->npaths;
+		r->key = c->key;
+		c->paths = NULL;
+		c->key = NULL;
+		return;
+	}
+	if (r->kind != c->kind || r->action != c->action ||
+	    (r->kind == RULE_ARGS && strcmp(r->key, c->key))) {
+		rule_clear(r);
+		r->kind = RULE_NOTIFY;
+		r->action = ACTION_NOTIFY;
+	}
+	rule_clear(c);
+}
+
 static bool is_deny(uint32_t action)
 {
 	switch (action & SECCOMP_RET_ACTION_FULL) {
@@ -347,40 +273,91 @@ static bool is_deny(uint32_t action)
 
 /* Leave out an arch whose every cell gets one deny: runc's answer for an
  * arch outside the profile (libseccomp's bad-arch action) denies too. */
-static void choose_arches(struct export_state *s, FILE *notes)
+static int choose_arches(struct export_state *s, FILE *notes)
 {
+	struct oci_cell c;
+	uint32_t nr, first = 0;
 	size_t a;
-	uint32_t nr;
 
 	for (a = 0; a < NARCHES; a++) {
-		struct cell first;
 		bool uniform = true;
 
 		if (syscall_abi_parse(arches[a].abi, &s->abi[a]))
 			continue;
-		first = run_cell(s->insns, s->len, s->abi[a].audit, arches[a].nr_base);
 		for (nr = 0; nr < OCI_EXPORT_NR_MAX && uniform; nr++) {
-			struct cell c =
-				run_cell(s->insns, s->len, s->abi[a].audit, arches[a].nr_base + nr);
-
-			uniform = c.fixed && first.fixed && c.action == first.action;
+			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit,
+					     arches[a].nr_base + nr, &c))
+				return -ENOMEM;
+			if (nr == 0)
+				first = c.action;
+			uniform = c.fixed && c.action == first;
+			oci_cell_free(&c);
 		}
-		if (uniform && is_deny(first.action)) {
+		if (uniform && is_deny(first)) {
 			if (notes)
 				fprintf(notes,
 					"secbpf: export-oci: %s: the filter denies all of it "
 					"(%#x): "
 					"left out of architectures, so the runtime's bad-arch "
 					"action applies\n",
-					arches[a].abi, first.action);
+					arches[a].abi, first);
 			continue;
 		}
 		s->included[a] = true;
 	}
+	return 0;
 }
 
-static int scan_cells(struct export_state *s, struct secbpf_err *err)
+/* The default action: what every number without a name gets. */
+static int find_default(struct export_state *s, struct secbpf_err *err)
 {
+	struct oci_cell c;
+	char name[64];
+	size_t a;
+	uint32_t nr;
+
+	for (a = 0; a < NARCHES; a++) {
+		if (!s->included[a])
+			continue;
+		for (nr = 0; nr < OCI_EXPORT_NR_MAX; nr++) {
+			uint32_t full = arches[a].nr_base + nr, r;
+
+			syscall_abi_syscall_name(&s->abi[a], (int32_t)full, name, sizeof(name));
+			if (name[0])
+				continue;
+			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
+				return err_set(err, ENOMEM, "out of memory");
+			r = c.fixed && installable(c.action) ? c.action : ACTION_NOTIFY;
+			oci_cell_free(&c);
+			if (r == ACTION_NOTIFY)
+				return err_set(
+					err, EINVAL,
+					"%s nr %u has no syscall name and needs secbpfd to "
+					"decide: runc refuses SCMP_ACT_NOTIFY as the default "
+					"action",
+					arches[a].abi, full);
+			if (!s->have_default) {
+				s->have_default = true;
+				s->default_action = r;
+				s->default_arch = (uint32_t)a;
+				s->default_nr = full;
+			} else if (s->default_action != r)
+				return err_set(err, EINVAL,
+					       "%s nr %u and %s nr %u have no syscall name and get "
+					       "different actions: a profile gives both its "
+					       "defaultAction",
+					       arches[s->default_arch].abi, s->default_nr,
+					       arches[a].abi, full);
+		}
+	}
+	if (!s->have_default)
+		return err_set(err, EINVAL, "the filter denies every arch: nothing to export");
+	return 0;
+}
+
+static int scan_names(struct export_state *s, struct secbpf_err *err)
+{
+	struct oci_cell c;
 	char name[64];
 	size_t a;
 	uint32_t nr;
@@ -390,94 +367,138 @@ static int scan_cells(struct export_state *s, struct secbpf_err *err)
 			continue;
 		for (nr = 0; nr < OCI_EXPORT_NR_MAX; nr++) {
 			uint32_t full = arches[a].nr_base + nr;
-			struct cell c = run_cell(s->insns, s->len, s->abi[a].audit, full);
-			uint32_t r = cell_rule(&c);
-			struct rule *ru;
+			struct rule cr = { .kind = RULE_UNSET }, *r;
+			int rc;
 
 			syscall_abi_syscall_name(&s->abi[a], (int32_t)full, name, sizeof(name));
-			if (!name[0]) {
-				/* No name: only the default action can reach it. */
-				if (!s->have_default) {
-					s->have_default = true;
-					s->default_rule = r;
-					s->default_arch = (uint32_t)a;
-					s->default_nr = full;
-				} else if (s->default_rule != r)
-					return err_set(err, EINVAL,
-						       "%s nr %u and %s nr %u have no syscall name "
-						       "and get different actions: a profile gives "
-						       "both its defaultAction",
-						       arches[s->default_arch].abi, s->default_nr,
-						       arches[a].abi, full);
+			if (!name[0])
 				continue;
-			}
-			ru = rule_for(s, name);
-			if (!ru)
+			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
 				return err_set(err, ENOMEM, "out of memory");
-			if (ru->rule == 0xfffffffeu)
-				ru->rule = r;
-			else if (ru->rule != r)
-				ru->mixed = true;
+			rc = cell_rule(s, &c, &cr);
+			oci_cell_free(&c);
+			r = rc ? NULL : rule_for(s, name);
+			if (!r) {
+				rule_clear(&cr);
+				return err_set(err, ENOMEM, "out of memory");
+			}
+			rule_merge(r, &cr);
 		}
 	}
-	if (!s->have_default)
-		return err_set(err, EINVAL, "the filter denies every arch: nothing to export");
-	if (s->default_rule == ACTION_NOTIFY)
-		return err_set(err, EINVAL,
-			       "%s nr %u has no syscall name and needs secbpfd to decide: runc "
-			       "refuses SCMP_ACT_NOTIFY as the default action",
-			       arches[s->default_arch].abi, s->default_nr);
 	return 0;
 }
 
-/* The syscalls array: one entry per distinct rule, names in order. */
+static struct json_object *names_entry(struct json_object **names)
+{
+	struct json_object *entry = json_object_new_object();
+
+	*names = json_object_new_array();
+	if (!entry || !*names || json_object_object_add(entry, "names", *names)) {
+		json_object_put(entry);
+		json_object_put(*names);
+		return NULL;
+	}
+	return entry;
+}
+
+/* One entry per argument path of r: its action where its conditions hold. */
+static int emit_args(const struct rule *r, struct json_object *syscalls)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->npaths; i++) {
+		struct json_object *names, *entry = names_entry(&names), *args;
+
+		if (!entry)
+			return -ENOMEM;
+		args = json_object_new_array();
+		if (!args || json_object_array_add(names, json_object_new_string(r->name)) ||
+		    put_action(entry, "action", "errnoRet", r->action) ||
+		    json_object_object_add(entry, "args", args)) {
+			json_object_put(args);
+			json_object_put(entry);
+			return -ENOMEM;
+		}
+		for (j = 0; j < r->paths[i].nconds; j++) {
+			const struct oci_cond *c = &r->paths[i].conds[j];
+			struct json_object *arg = json_object_new_object();
+
+			/* SCMP_CMP_MASKED_EQ: value is the mask, valueTwo the datum. */
+			if (!arg || json_object_array_add(args, arg) ||
+			    json_object_object_add(arg, "index", json_object_new_int(c->arg)) ||
+			    json_object_object_add(arg, "value", json_object_new_uint64(c->mask)) ||
+			    json_object_object_add(arg, "valueTwo",
+						   json_object_new_uint64(c->datum)) ||
+			    json_object_object_add(arg, "op",
+						   json_object_new_string("SCMP_CMP_MASKED_EQ"))) {
+				json_object_put(entry);
+				return -ENOMEM;
+			}
+		}
+		if (json_object_array_add(syscalls, entry)) {
+			json_object_put(entry);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The syscalls array: argument rules per name, then one entry per
+ * distinct plain or NOTIFY action with its names in order. */
 static int emit_rules(struct export_state *s, struct json_object *syscalls, bool *notify,
 		      struct secbpf_err *err)
 {
 	size_t i, j;
 
-	for (i = 0; i < s->nrules; i++)
-		if (s->rules[i].mixed)
-			s->rules[i].rule = ACTION_NOTIFY;
+	for (i = 0; i < s->nrules; i++) {
+		const struct rule *r = &s->rules[i];
+
+		if (r->kind == RULE_ARGS && emit_args(r, syscalls))
+			return err_set(err, ENOMEM, "out of memory");
+		if (r->kind == RULE_NOTIFY && !strcmp(r->name, "write"))
+			return err_set(
+				err, EINVAL,
+				"write needs secbpfd to decide, and runc refuses "
+				"SCMP_ACT_NOTIFY for write (it writes after the filter is in "
+				"place)");
+	}
 	for (i = 0; i < s->nrules; i++) {
 		struct json_object *entry, *names;
-		uint32_t r = s->rules[i].rule;
+		uint32_t a = s->rules[i].action;
 		bool seen = false;
 
-		if (r == s->default_rule)
+		if (s->rules[i].kind == RULE_ARGS ||
+		    (s->rules[i].kind == RULE_PLAIN && a == s->default_action))
 			continue;
 		for (j = 0; j < i && !seen; j++)
-			seen = s->rules[j].rule == r;
+			seen = s->rules[j].kind == s->rules[i].kind && s->rules[j].action == a;
 		if (seen)
-			continue; /* this rule's entry is out already */
-		if (r == ACTION_NOTIFY)
+			continue; /* this action's entry is out already */
+		if (a == ACTION_NOTIFY)
 			*notify = true;
-		entry = json_object_new_object();
-		names = json_object_new_array();
-		if (!entry || !names || json_object_object_add(entry, "names", names)) {
-			json_object_put(entry);
-			json_object_put(names);
+		entry = names_entry(&names);
+		if (!entry)
 			return err_set(err, ENOMEM, "out of memory");
-		}
-		for (j = i; j < s->nrules; j++) {
-			if (s->rules[j].rule != r)
-				continue;
-			if (r == ACTION_NOTIFY && !strcmp(s->rules[j].name, "write")) {
-				json_object_put(entry);
-				return err_set(err, EINVAL,
-					       "write needs secbpfd to decide, and runc refuses "
-					       "SCMP_ACT_NOTIFY for write (it writes after the "
-					       "filter is in place)");
-			}
-			json_object_array_add(names, json_object_new_string(s->rules[j].name));
-		}
-		if (put_action(entry, "action", "errnoRet", r) ||
+		for (j = i; j < s->nrules; j++)
+			if (s->rules[j].kind == s->rules[i].kind && s->rules[j].action == a)
+				json_object_array_add(names,
+						      json_object_new_string(s->rules[j].name));
+		if (put_action(entry, "action", "errnoRet", a) ||
 		    json_object_array_add(syscalls, entry)) {
 			json_object_put(entry);
 			return err_set(err, ENOMEM, "out of memory");
 		}
 	}
 	return 0;
+}
+
+static void state_free(struct export_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrules; i++)
+		rule_clear(&s->rules[i]);
+	free(s->rules);
 }
 
 struct json_object *oci_export(const struct sock_filter *insns, size_t len, const char *listener,
@@ -494,14 +515,17 @@ struct json_object *oci_export(const struct sock_filter *insns, size_t len, cons
 		err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	choose_arches(&s, notes);
-	if (scan_cells(&s, err) || emit_rules(&s, syscalls, &notify, err))
+	if (choose_arches(&s, notes)) {
+		err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (find_default(&s, err) || scan_names(&s, err) || emit_rules(&s, syscalls, &notify, err))
 		goto fail;
 	for (a = 0; a < NARCHES; a++)
 		if (s.included[a])
 			json_object_array_add(archs, json_object_new_string(arches[a].oci));
 	snprintf(meta, sizeof(meta), "%s=%s", SVC_OCI_PROGRAM_ANNOTATION, name);
-	if (put_action(root, "defaultAction", "defaultErrnoRet", s.default_rule) ||
+	if (put_action(root, "defaultAction", "defaultErrnoRet", s.default_action) ||
 	    json_object_object_add(root, "architectures", archs))
 		goto nomem;
 	archs = NULL;
@@ -511,12 +535,12 @@ struct json_object *oci_export(const struct sock_filter *insns, size_t len, cons
 		goto nomem;
 	if (json_object_object_add(root, "syscalls", syscalls))
 		goto nomem;
-	free(s.rules);
+	state_free(&s);
 	return root;
 nomem:
 	err_set(err, ENOMEM, "out of memory");
 fail:
-	free(s.rules);
+	state_free(&s);
 	json_object_put(archs);
 	json_object_put(syscalls);
 	json_object_put(root);
