@@ -267,7 +267,8 @@ int main(int argc, char **argv)
 	if (o.agent_path)
 		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
 	else if (svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
-		fail_msg(o.socket_path, "too long to put the agent socket next to it: use --agent-socket");
+		fail_msg(o.socket_path,
+			 "too long to put the agent socket next to it: use --agent-socket");
 		rc = EXIT_USAGE;
 		goto out;
 	}
