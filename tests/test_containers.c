@@ -25,6 +25,7 @@
 #include "service/protocol.h"
 
 #define PROGRAM "ctr_policy" /* tests/containers/ctr_policy.bpf.c */
+#define PLAIN "ctr_plain"    /* tests/containers/ctr_plain.bpf.c, stateless */
 
 static char dir[4096];	   /* scratch: rootfs/, config/, the sockets, bundles */
 static char sock[4200];	   /* secbpfd's client socket */
@@ -34,6 +35,7 @@ static char shared[4200];  /* bind-mounted at /shared in the containers */
 static pid_t daemon_pid = -1;
 static char out[65536];
 static int serial;
+static const char *program = PROGRAM; /* what the next bundle runs under */
 
 static bool have(const char *tool)
 {
@@ -42,7 +44,8 @@ static bool have(const char *tool)
 
 static void build_rootfs(void)
 {
-	static const char *const applets[] = { "sh", "mkdir", "true", "echo", "cat", "sleep" };
+	static const char *const applets[] = { "sh",  "mkdir", "true", "echo",
+					       "cat", "sleep", "chmod" };
 	size_t i;
 
 	cr_assert_eq(test_shell(out, sizeof(out),
@@ -69,9 +72,9 @@ static void start_daemon(void)
 
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);
 	cr_assert_eq(test_shell(out, sizeof(out),
-				"mkdir -p '%s/programs.d' && cp '%s/tests/" PROGRAM ".bpf.o' "
-				"'%s/programs.d/" PROGRAM ".o' && echo 'allow " PROGRAM
-				" user=root' > '%s/secbpfd.conf'",
+				"mkdir -p '%s/programs.d' && for p in " PROGRAM " " PLAIN "; do "
+				"cp \"%s/tests/$p.bpf.o\" \"%s/programs.d/$p.o\" && "
+				"echo \"allow $p user=root\" >> '%s/secbpfd.conf'; done",
 				cfg, getenv("SECBPF_BUILD_DIR"), cfg, cfg),
 		     0, "the configuration: %s", out);
 	daemon_pid = fork();
@@ -125,7 +128,7 @@ static void check_plain(const char *s)
 }
 
 /*
- * A bundle dir/NAME whose process runs script under PROGRAM: for crun,
+ * A bundle dir/NAME whose process runs script under program: for crun,
  * annotations from `secbpf oci patch --prog`; for runc, linux.seccomp from
  * `secbpf export-oci --prog`. Returns the container's id in id.
  */
@@ -140,8 +143,8 @@ static void make_bundle(const char *runtime, const char *script, char *bundle, s
 	if (!strcmp(runtime, "runc")) {
 		snprintf(profile, sizeof(profile), "%s/profile.json", bundle);
 		cr_assert_eq(test_shell(out, sizeof(out),
-					"'%s' export-oci --prog " PROGRAM " --daemon '%s' -o '%s'",
-					getenv("SECBPF"), sock, profile),
+					"'%s' export-oci --prog %s --daemon '%s' -o '%s'",
+					getenv("SECBPF"), program, sock, profile),
 			     0, "export-oci: %s", out);
 		cr_assert(strstr(out, "bad-arch"), "export-oci said nothing of i386: %s", out);
 	}
@@ -178,8 +181,8 @@ static void make_bundle(const char *runtime, const char *script, char *bundle, s
 	cr_assert_eq(fclose(f), 0);
 	if (!strcmp(runtime, "crun"))
 		cr_assert_eq(test_shell(out, sizeof(out),
-					"'%s' oci patch '%s' --prog " PROGRAM " --daemon '%s'",
-					getenv("SECBPF"), config, sock),
+					"'%s' oci patch '%s' --prog %s --daemon '%s'",
+					getenv("SECBPF"), config, program, sock),
 			     0, "oci patch: %s", out);
 }
 
@@ -378,6 +381,46 @@ Test(containers, runc_exec_once_holds_in_the_container)
 Test(containers, runc_killing_secbpfd_fails_closed)
 {
 	killing_secbpfd_fails_closed("runc");
+}
+
+/* A stateless program whose test is a range: crun runs it in the kernel
+ * alone (no receiver), runc's profile notifies chmod and secbpfd answers
+ * with the compiled filter. */
+static void stateless_range_holds(const char *runtime)
+{
+	char config[4400];
+	int st;
+
+	program = PLAIN;
+	st = run_container(runtime,
+			   "mkdir /tmp/a; chmod 0700 /tmp/a; echo plain=$?; "
+			   "chmod 1777 /tmp/a; echo sticky=$?; chmod 0755 /tmp/a; echo mode=$?");
+	cr_expect_eq(st, 0, "%s: exit %d: %s", runtime, st, out);
+	cr_expect(strstr(out, "plain=0") && strstr(out, "mode=0"),
+		  "%s: a chmod the filter allows failed: %s", runtime, out);
+	cr_expect(strstr(out, "sticky=1") && strstr(out, "Operation not permitted"),
+		  "%s: chmod 1777 was not refused: %s", runtime, out);
+	snprintf(config, sizeof(config), "%s/%s-%d/config.json", dir, runtime, serial);
+	test_shell(out, sizeof(out), "cat '%s' '%s/%s-%d/profile.json' 2>/dev/null", config, dir,
+		   runtime, serial);
+	if (!strcmp(runtime, "crun"))
+		cr_expect(!strstr(out, "run.oci.seccomp.receiver"),
+			  "a stateless program got a receiver: %s", out);
+	else
+		cr_expect(strstr(out, "SCMP_ACT_NOTIFY"), "runc's profile notifies nothing: %s",
+			  out);
+}
+
+Test(containers, crun_stateless_program_with_a_range)
+{
+	stateless_range_holds("crun");
+}
+
+Test(containers, runc_stateless_program_with_a_range_is_answered_by_secbpfd)
+{
+	stateless_range_holds("runc");
+	test_shell(out, sizeof(out), "cat '%s'", logpath);
+	cr_expect(strstr(out, PLAIN ": supervising pid"), "secbpfd supervised nothing: %s", out);
 }
 
 /* --- the agent socket: what a runtime may send ------------------------ */

@@ -290,10 +290,6 @@ static int agent_serve_conn(struct svc_server *srv, int fd, const struct svc_pee
 			     (unsigned int)peer->uid);
 		goto out;
 	}
-	if (!p->stateful) {
-		rc = err_set(err, EINVAL, "%s: stateless: it needs no receiver", name);
-		goto out;
-	}
 	if (srv->nattachments >= SVC_MAX_ATTACHMENTS ||
 	    svc_attachments_of(srv, peer->uid) >= SVC_MAX_ATTACH_PER_UID) {
 		rc = err_set(err, EMFILE, "%s: too many supervised listeners", name);
