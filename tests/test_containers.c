@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "service/agent_oci.h"
 #include "service/protocol.h"
 
 #define PROGRAM "ctr_policy" /* tests/containers/ctr_policy.bpf.c */
@@ -510,12 +511,27 @@ Test(containers, agent_drops_malformed_states_and_serves_on)
 	expect_logged("the annotation names program " PROGRAM " and the metadata other");
 	send_state(STATE("\"seccompFd\"", "", ""), p[0]);
 	expect_logged("the state names no program");
-	/* A runtime that connects and never sends: dropped after a while. */
+	/* A runtime that hangs up before a whole state. */
 	close(agent_connect());
+	expect_logged("the runtime closed before a whole JSON state came (0 bytes)");
 	close(p[0]);
 	close(p[1]);
 	/* The service still serves containers. */
 	allowed_workload_runs("crun");
+}
+
+/* A root peer that connects and sends nothing holds no one up, and is
+ * dropped once its time is up. */
+Test(containers, agent_a_silent_runtime_blocks_nobody)
+{
+	int silent = agent_connect();
+
+	cr_assert_geq(silent, 0);
+	allowed_workload_runs("crun");
+	usleep((SVC_AGENT_TIMEOUT_MS + 200) * 1000);
+	close(agent_connect()); /* the next accept reaps */
+	expect_logged("no whole state came in time");
+	close(silent);
 }
 
 /* Only root may hand secbpfd a listener: the socket is 0600. */

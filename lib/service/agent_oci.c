@@ -12,16 +12,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
+#include <sys/epoll.h>
+#include <time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "service/agent_oci.h"
 #include "service/server.h"
 
-/* How long a runtime has to send its state once connected: the loop
- * waits on it, and only root can connect. */
-#define AGENT_RECV_TIMEOUT_MS 2000
 #define AGENT_MAX_FDS 16
 
 int svc_agent_open(const char *path, struct secbpf_err *err)
@@ -60,7 +58,7 @@ int svc_agent_open(const char *path, struct secbpf_err *err)
 /* What a runtime sent: the state's bytes and the fds that came with them. */
 struct agent_msg {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	int fds[AGENT_MAX_FDS];
 	size_t nfds;
 	bool too_many_fds;
@@ -98,73 +96,73 @@ static void take_fds(struct agent_msg *m, struct msghdr *mh)
 	}
 }
 
-/*
- * Read the state: one JSON object, with the fds, until the object is
- * complete or the runtime closes. Returns the parsed object or NULL with
- * err set.
- */
-static struct json_object *agent_read_state(int fd, struct agent_msg *m, struct secbpf_err *err)
-{
-	struct timeval tv = { .tv_sec = AGENT_RECV_TIMEOUT_MS / 1000,
-			      .tv_usec = (AGENT_RECV_TIMEOUT_MS % 1000) * 1000 };
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *state = NULL;
-	int flags = fcntl(fd, F_GETFL);
+/* A runtime's connection while its state comes in. */
+struct svc_agent_conn {
+	struct svc_endpoint ep; /* first: what epoll points to */
+	struct svc_peer peer;
+	struct agent_msg m;
+	struct json_tokener *tok;
+	struct json_object *state; /* once whole */
+	struct timespec deadline;
+	struct svc_agent_conn *next;
+};
 
-	m->buf = malloc(SVC_AGENT_STATE_MAX);
-	if (!tok || !m->buf) {
-		err_set(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
-		err_set(err, errno, "agent connection: %s", strerror(errno));
-		goto out;
-	}
-	while (!state) {
+/*
+ * Read what is there, never blocking. Returns 1 once the state is a whole
+ * JSON object (in c->state), 0 to wait for more, or -errno with err set
+ * (the runtime hung up early, sent what is not JSON, or too much).
+ */
+static int conn_read(struct svc_agent_conn *c, struct secbpf_err *err)
+{
+	struct agent_msg *m = &c->m;
+
+	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(int) * AGENT_MAX_FDS)];
-		struct iovec iov = { m->buf + m->len, SVC_AGENT_STATE_MAX - m->len };
+		struct iovec iov;
 		struct msghdr mh = { .msg_iov = &iov,
 				     .msg_iovlen = 1,
 				     .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
 		ssize_t n;
 
-		if (iov.iov_len == 0) {
-			err_set(err, EMSGSIZE, "the state is larger than %d bytes",
-				SVC_AGENT_STATE_MAX);
-			goto out;
+		if (m->len == m->cap) {
+			size_t cap = m->cap ? 2 * m->cap : 4096;
+			char *buf;
+
+			if (cap > SVC_AGENT_STATE_MAX)
+				return err_set(err, EMSGSIZE, "the state is larger than %d bytes",
+					       SVC_AGENT_STATE_MAX);
+			buf = realloc(m->buf, cap);
+			if (!buf)
+				return err_set(err, ENOMEM, "out of memory");
+			m->buf = buf;
+			m->cap = cap;
 		}
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		iov.iov_base = m->buf + m->len;
+		iov.iov_len = m->cap - m->len;
+		n = recvmsg(c->ep.fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			err_set(err, errno, "reading the state: %s",
-				errno == EAGAIN ? "nothing came in time" : strerror(errno));
-			goto out;
-		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return err_set(err, errno, "reading the state: %s", strerror(errno));
 		take_fds(m, &mh);
 		if (mh.msg_flags & MSG_CTRUNC)
 			m->too_many_fds = true;
-		if (n == 0) {
-			err_set(err, EBADMSG,
-				"the runtime closed before a whole JSON state came "
-				"(%zu bytes)",
+		if (n == 0)
+			return err_set(
+				err, EBADMSG,
+				"the runtime closed before a whole JSON state came (%zu bytes)",
 				m->len);
-			goto out;
-		}
-		state = json_tokener_parse_ex(tok, m->buf + m->len, (int)n);
+		c->state = json_tokener_parse_ex(c->tok, m->buf + m->len, (int)n);
 		m->len += (size_t)n;
-		if (!state && json_tokener_get_error(tok) != json_tokener_continue) {
-			err_set(err, EBADMSG, "the state is not JSON: %s",
-				json_tokener_error_desc(json_tokener_get_error(tok)));
-			goto out;
-		}
+		if (c->state)
+			return 1;
+		if (json_tokener_get_error(c->tok) != json_tokener_continue)
+			return err_set(err, EBADMSG, "the state is not JSON: %s",
+				       json_tokener_error_desc(json_tokener_get_error(c->tok)));
 	}
-out:
-	if (tok)
-		json_tokener_free(tok);
-	return state;
 }
 
 static const char *json_string_at(struct json_object *o, const char *key)
@@ -248,96 +246,171 @@ static int state_listener(struct json_object *root, struct agent_msg *m, pid_t *
 	return at;
 }
 
-/* Supervise what one runtime connection sent. Returns 0 or -errno with
- * err set; the listener is closed on failure. */
-static int agent_serve_conn(struct svc_server *srv, int fd, const struct svc_peer *peer,
-			    char *name_out, size_t name_size, struct secbpf_err *err)
+/* Supervise the listener of c's whole state. Returns 0 or -errno with
+ * err set; the listener is closed on failure (with c). */
+static int conn_serve(struct svc_server *srv, struct svc_agent_conn *c, char *name_out,
+		      size_t name_size, struct secbpf_err *err)
 {
-	struct agent_msg m = { 0 };
-	struct json_object *root;
-	struct svc_program *p;
 	struct svc_handle h = { .id = 0 };
+	struct svc_program *p;
 	const char *name;
 	pid_t pid = 0;
-	int at, listener, rc;
+	int at, listener;
 
-	root = agent_read_state(fd, &m, err);
-	if (!root) {
-		rc = -EBADMSG;
-		goto out;
-	}
-	at = state_listener(root, &m, &pid, err);
-	if (at < 0) {
-		rc = at;
-		goto out;
-	}
-	name = state_program(root, err);
-	rc = -ENOENT;
+	at = state_listener(c->state, &c->m, &pid, err);
+	if (at < 0)
+		return at;
+	name = state_program(c->state, err);
 	if (!name)
-		goto out;
+		return -ENOENT;
 	snprintf(name_out, name_size, "%s", name);
 	p = svc_config_valid_name(name) ? svc_catalog_find(srv->cat, name) : NULL;
-	if (!p) {
-		rc = err_set(err, ENOENT, "%s: no such program", name);
-		goto out;
-	}
-	if (!p->served) {
-		rc = err_set(err, ENOENT, "%s: not served: it failed verification", name);
-		goto out;
-	}
-	if (!svc_config_admits(p->conf, peer->uid, peer->gid, peer->groups, peer->ngroups)) {
-		rc = err_set(err, EACCES, "%s: no allow line admits the runtime (uid %u)", name,
-			     (unsigned int)peer->uid);
-		goto out;
-	}
+	if (!p)
+		return err_set(err, ENOENT, "%s: no such program", name);
+	if (!p->served)
+		return err_set(err, ENOENT, "%s: not served: it failed verification", name);
+	if (!svc_config_admits(p->conf, c->peer.uid, c->peer.gid, c->peer.groups, c->peer.ngroups))
+		return err_set(err, EACCES, "%s: no allow line admits the runtime (uid %u)", name,
+			       (unsigned int)c->peer.uid);
 	if (srv->nattachments >= SVC_MAX_ATTACHMENTS ||
-	    svc_attachments_of(srv, peer->uid) >= SVC_MAX_ATTACH_PER_UID) {
-		rc = err_set(err, EMFILE, "%s: too many supervised listeners", name);
-		goto out;
-	}
-	listener = m.fds[at];
-	m.fds[at] = -1;
+	    svc_attachments_of(srv, c->peer.uid) >= SVC_MAX_ATTACH_PER_UID)
+		return err_set(err, EMFILE, "%s: too many supervised listeners", name);
+	listener = c->m.fds[at];
+	c->m.fds[at] = -1;
 	/* A handle of the service's own making: the program from the
 	 * catalog, the tier it was verified at; nothing the runtime sent
 	 * chooses either but the name the configuration admits. */
 	h.prog = p;
-	rc = svc_attach(srv, &h, listener, peer->uid, pid, err);
-out:
-	if (root)
-		json_object_put(root);
-	agent_msg_free(&m);
-	return rc;
+	return svc_attach(srv, &h, listener, c->peer.uid, pid, err);
+}
+
+static void conn_close(struct svc_server *srv, struct svc_agent_conn *c)
+{
+	struct svc_agent_conn **pp;
+
+	for (pp = &srv->agent_conns; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			srv->nagent_conns--;
+			break;
+		}
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->ep.fd, NULL);
+	close(c->ep.fd);
+	if (c->state)
+		json_object_put(c->state);
+	if (c->tok)
+		json_tokener_free(c->tok);
+	agent_msg_free(&c->m);
+	svc_peer_free(&c->peer);
+	free(c);
+}
+
+static void log_drop(struct svc_server *srv, const struct svc_peer *peer, const char *name,
+		     const char *why)
+{
+	if (srv->log)
+		fprintf(srv->log,
+			"secbpfd: agent: runtime pid %d, program %s: %s: listener closed (the "
+			"container's notified syscalls fail)\n",
+			(int)peer->pid, name, why);
+}
+
+static bool past(const struct timespec *now, const struct timespec *t)
+{
+	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+/* Wake the connections that have sent no whole state in time: shut down,
+ * each gets an event of its own and is dropped there (freeing it here
+ * could free one whose event is later in the loop's batch). */
+static void reap_stale(struct svc_server *srv)
+{
+	struct svc_agent_conn *c;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (c = srv->agent_conns; c; c = c->next)
+		if (past(&now, &c->deadline))
+			shutdown(c->ep.fd, SHUT_RDWR);
+}
+
+/* A new connection on the agent socket: root only, then watched. */
+static void conn_open(struct svc_server *srv, int fd)
+{
+	struct secbpf_err err = { { 0 } };
+	struct svc_agent_conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->ep.kind = SVC_EP_AGENT;
+	c->ep.fd = fd;
+	if (svc_peer_read(fd, &c->peer, &err))
+		;
+	else if (c->peer.uid != 0)
+		/* The socket is 0600: only a root in another user namespace
+		 * gets here, and is no root of ours. */
+		err_set(&err, EACCES,
+			"uid %u is not root: only runtimes running as root may send "
+			"listeners",
+			(unsigned int)c->peer.uid);
+	else if (srv->nagent_conns >= SVC_AGENT_MAX_PENDING)
+		err_set(&err, EMFILE, "%d runtimes are still sending: try later",
+			SVC_AGENT_MAX_PENDING);
+	else if (!(c->tok = json_tokener_new()))
+		err_set(&err, ENOMEM, "out of memory");
+	else if (svc_watch(srv, &c->ep))
+		err_set(&err, errno, "cannot watch the connection");
+	if (err.msg[0]) {
+		log_drop(srv, &c->peer, "?", err.msg);
+		if (c->tok)
+			json_tokener_free(c->tok);
+		svc_peer_free(&c->peer);
+		close(fd);
+		free(c);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->deadline);
+	c->deadline.tv_sec += SVC_AGENT_TIMEOUT_MS / 1000;
+	c->next = srv->agent_conns;
+	srv->agent_conns = c;
+	srv->nagent_conns++;
 }
 
 void svc_agent_accept(struct svc_server *srv, struct svc_endpoint *ep)
 {
-	int i, fd;
+	struct svc_agent_conn *c;
+	struct secbpf_err err = { { 0 } };
+	char name[SVC_NAME_MAX + 1] = "?";
+	struct timespec now;
+	int i, fd, rc;
 
-	for (i = 0; i < SVC_BURST; i++) {
-		struct secbpf_err err = { { 0 } };
-		struct svc_peer peer = { 0 };
-		char name[SVC_NAME_MAX + 1] = "?";
-
-		fd = accept4(ep->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		if (svc_peer_read(fd, &peer, &err))
-			;
-		else if (peer.uid != 0)
-			/* The socket is 0600: only a root in another user
-			 * namespace gets here, and is no root of ours. */
-			err_set(&err, EACCES,
-				"uid %u is not root: only runtimes running as root "
-				"may send listeners",
-				(unsigned int)peer.uid);
-		else
-			agent_serve_conn(srv, fd, &peer, name, sizeof(name), &err);
-		if (err.msg[0] && srv->log)
-			fprintf(srv->log,
-				"secbpfd: agent: runtime pid %d, program %s: %s: listener closed "
-				"(the container's notified syscalls fail)\n",
-				(int)peer.pid, name, err.msg);
-		svc_peer_free(&peer);
-		close(fd);
+	if (ep == &srv->agent_ep) {
+		reap_stale(srv);
+		for (i = 0; i < SVC_BURST; i++) {
+			fd = accept4(ep->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (fd < 0)
+				return;
+			conn_open(srv, fd);
+		}
+		return;
 	}
+	c = (struct svc_agent_conn *)ep;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	rc = past(&now, &c->deadline) ? err_set(&err, ETIMEDOUT, "no whole state came in time")
+				      : conn_read(c, &err);
+	if (rc == 0)
+		return;
+	if (rc > 0)
+		conn_serve(srv, c, name, sizeof(name), &err);
+	if (err.msg[0])
+		log_drop(srv, &c->peer, name, err.msg);
+	conn_close(srv, c);
+}
+
+void svc_agent_close_all(struct svc_server *srv)
+{
+	while (srv->agent_conns)
+		conn_close(srv, srv->agent_conns);
 }

@@ -52,8 +52,17 @@ struct svc_endpoint;
  */
 int svc_agent_open(const char *path, struct secbpf_err *err);
 
-/* Accept what runtimes sent on the agent socket ep and supervise each
- * listener that came with a valid state; log and drop the rest. */
+/*
+ * An event on ep, the agent socket or a runtime's connection: accept
+ * connections from root; read what came (never blocking); once a whole
+ * state is in, supervise its listener, or log why not and drop it.
+ * Connections that send nothing for SVC_AGENT_TIMEOUT_MS are dropped.
+ */
 void svc_agent_accept(struct svc_server *srv, struct svc_endpoint *ep);
+/* Drop every connection still sending (at exit). */
+void svc_agent_close_all(struct svc_server *srv);
+
+#define SVC_AGENT_TIMEOUT_MS 2000
+#define SVC_AGENT_MAX_PENDING 64 /* runtimes connected and still sending */
 
 #endif

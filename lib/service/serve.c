@@ -329,6 +329,7 @@ static void serve_teardown(struct svc_server *srv)
 	for (i = 0; i < srv->nlisten; i++)
 		close(srv->listen[i].fd);
 	srv->nlisten = 0;
+	svc_agent_close_all(srv);
 	if (srv->has_agent)
 		close(srv->agent_ep.fd);
 	srv->has_agent = false;

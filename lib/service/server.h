@@ -43,7 +43,7 @@ enum svc_endpoint_kind {
 	SVC_EP_HANDLE, /* the service's end of a handle */
 	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT */
 	SVC_EP_DONE,   /* the eventfd the attachment waiters write */
-	SVC_EP_AGENT,  /* the agent socket runtimes send listeners to (agent_oci.c) */
+	SVC_EP_AGENT,  /* the agent socket, or a runtime's connection (agent_oci.c) */
 };
 
 /* What an epoll event points to; embedded first in conns and handles. */
@@ -51,6 +51,8 @@ struct svc_endpoint {
 	enum svc_endpoint_kind kind;
 	int fd;
 };
+
+struct svc_agent_conn;
 
 struct svc_conn {
 	struct svc_endpoint ep;
@@ -98,6 +100,8 @@ struct svc_server {
 	 * svc_serve, which watches it and closes it at exit. */
 	bool has_agent;
 	struct svc_endpoint agent_ep;
+	struct svc_agent_conn *agent_conns; /* runtimes still sending */
+	size_t nagent_conns;
 	struct svc_conn *conns;
 	struct svc_handle *handles;
 	struct svc_attachment *attachments;
