@@ -55,26 +55,32 @@ bundle receiver
 	grep -q '^run.oci.seccomp.receiver=' || { echo "no receiver annotation" >&2; exit 1; }
 "$build/secbpf" oci patch "$tmp/filter/config.json" -f "$build/samples/docker_like.bpf.o" 2>/dev/null
 
-# Mean ms per run of `crun run` in BUNDLE, N runs, in one private mount
-# namespace without a hybrid layout's cgroup2 mount.
+# Mean microseconds per `crun run` of each bundle, N rounds, the three
+# interleaved in each round (so that the machine's load drifts alike for
+# all), in one private mount namespace without a hybrid layout's cgroup2
+# mount. Prints "PLAIN FILTER RECEIVER".
 measure() {
 	unshare -m sh -c '
 		umount /sys/fs/cgroup/unified 2>/dev/null
-		cd "$1"; n=$2; i=0
-		start=$(date +%s%N)
+		tmp=$1; n=$2; i=0; tp=0; tf=0; tr=0
+		one() {
+			cd "$tmp/$1"
+			s=$(date +%s%N)
+			crun --root "$tmp/state" --cgroup-manager=disabled run "b-$1-$i" >/dev/null || exit 1
+			e=$(date +%s%N)
+			echo $(( (e - s) / 1000 ))
+		}
 		while [ $i -lt $n ]; do
-			crun --root "$3/state" --cgroup-manager=disabled run "b-$i" >/dev/null || exit 1
+			tp=$((tp + $(one plain))); tf=$((tf + $(one filter))); tr=$((tr + $(one receiver)))
 			i=$((i + 1))
 		done
-		end=$(date +%s%N)
-		echo $(( (end - start) / n / 1000 ))' sh "$tmp/$1" "$n" "$tmp"
+		echo $((tp / n)) $((tf / n)) $((tr / n))' sh "$tmp" "$1"
 }
-measure plain >/dev/null # warm up the page cache
-p=$(measure plain)
-f=$(measure filter)
-r=$(measure receiver)
+measure 5 >/dev/null # warm up the page cache
+set -- $(measure "$n")
+p=$1 f=$2 r=$3
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
-echo "crun run /bin/true, mean of $n runs (ms):"
+echo "crun run /bin/true, mean of $n interleaved runs each (ms):"
 echo "  plain                 $(ms "$p")"
 echo "  secbpf filter         $(ms "$f")   (+$(ms $((f > p ? f - p : 0))))"
 echo "  filter + receiver     $(ms "$r")   (+$(ms $((r > p ? r - p : 0))) over plain)"
