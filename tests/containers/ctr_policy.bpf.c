@@ -26,7 +26,11 @@ int ctr_policy(struct seccomp_data *ctx)
 	struct exec_state *st;
 
 	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64);
-	if (ctx->nr == __NR_mkdir || ctx->nr == __NR_mkdirat)
+#ifdef __NR_mkdir /* not on arches with only the *at calls */
+	if (ctx->nr == __NR_mkdir)
+		return SECCOMP_RET_ERRNO | EPERM;
+#endif
+	if (ctx->nr == __NR_mkdirat)
 		return SECCOMP_RET_ERRNO | EPERM;
 	if (ctx->nr != __NR_execve && ctx->nr != __NR_execveat)
 		return SECCOMP_RET_ALLOW;
