@@ -9,6 +9,7 @@
  *           [--policy FILE] [--check]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,8 +186,9 @@ static int open_socket(const char *path)
 	return fd;
 }
 
-/* The sockets systemd passed (secbpfd.socket), or 0 if none. */
-static int activated_sockets(int *fds, int max)
+/* The sockets systemd passed (secbpfd.socket), or 0 if none; the agent
+ * socket (secbpfd-agent.socket, SOCK_STREAM) in *agent_fd if it came. */
+static int activated_sockets(int *fds, int max, int *agent_fd)
 {
 #ifdef HAVE_LIBSYSTEMD
 	int n = sd_listen_fds(1), i, k = 0;
@@ -194,12 +196,16 @@ static int activated_sockets(int *fds, int max)
 	for (i = 0; i < n && k < max; i++)
 		if (sd_is_socket_unix(SD_LISTEN_FDS_START + i, SOCK_SEQPACKET, 1, NULL, 0) > 0)
 			fds[k++] = SD_LISTEN_FDS_START + i;
+		else if (*agent_fd < 0 &&
+			 sd_is_socket_unix(SD_LISTEN_FDS_START + i, SOCK_STREAM, 1, NULL, 0) > 0)
+			*agent_fd = SD_LISTEN_FDS_START + i;
 		else
 			fail_msg("socket activation",
-				 "fd %d is not a listening SOCK_SEQPACKET unix socket: ignored",
+				 "fd %d is not a listening unix socket of ours: ignored",
 				 SD_LISTEN_FDS_START + i);
 	return k;
 #else
+	(void)agent_fd;
 	if (getenv("LISTEN_FDS"))
 		fail_msg("socket activation",
 			 "this secbpfd was built without libsystemd: LISTEN_FDS ignored");
@@ -221,8 +227,9 @@ int main(int argc, char **argv)
 	struct svc_config config;
 	struct svc_catalog cat;
 	struct svc_server srv;
-	char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int agent_fd;
+	char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
+	int agent_fd = -1;
+	bool agent_created = false;
 	int fds[SVC_MAX_LISTEN], nfds = 0, rc, rejected;
 	bool created = false; /* the socket is ours to remove (not systemd's) */
 
@@ -254,7 +261,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!o.foreground)
-		nfds = activated_sockets(fds, SVC_MAX_LISTEN);
+		nfds = activated_sockets(fds, SVC_MAX_LISTEN, &agent_fd);
 	if (nfds == 0) {
 		fds[0] = open_socket(o.socket_path);
 		if (fds[0] < 0) {
@@ -264,22 +271,38 @@ int main(int argc, char **argv)
 		nfds = 1;
 		created = true;
 	}
-	if (o.agent_path)
+	/* The agent socket: systemd's, or ours (next to a socket of ours, or
+	 * --agent-socket). Without it, runtimes are not served; that is fatal
+	 * only when --agent-socket asked for it. */
+	if (agent_fd >= 0) {
+		int flags = fcntl(agent_fd, F_GETFL);
+
+		snprintf(agent_path, sizeof(agent_path), "the activated agent socket");
+		if (flags < 0 || fcntl(agent_fd, F_SETFL, flags | O_NONBLOCK)) {
+			fail_msg("agent socket", "%s: container runtimes are not served",
+				 strerror(errno));
+			agent_fd = -1;
+		}
+	} else if (o.agent_path)
 		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
 	else if (svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
-		fail_msg(o.socket_path,
-			 "too long to put the agent socket next to it: use --agent-socket");
-		rc = EXIT_USAGE;
-		goto out;
+		fail_msg(o.socket_path, "too long to put the agent socket next to it: container "
+					"runtimes are not served (use --agent-socket)");
+		agent_path[0] = '\0';
 	}
-	agent_fd = svc_agent_open(agent_path, &err);
-	if (agent_fd < 0) {
-		fail_msg("agent socket", "%s", err.msg);
-		rc = EXIT_USAGE;
-		goto out;
+	if (agent_fd < 0 && agent_path[0] && (o.agent_path || created)) {
+		agent_fd = svc_agent_open(agent_path, &err);
+		agent_created = agent_fd >= 0;
+		if (agent_fd < 0 && o.agent_path) {
+			fail_msg("agent socket", "%s", err.msg);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (agent_fd < 0)
+			fail_msg("agent socket", "%s: container runtimes are not served", err.msg);
 	}
 	memset(&srv, 0, sizeof(srv));
-	srv.has_agent = true;
+	srv.has_agent = agent_fd >= 0;
 	srv.agent_ep.fd = agent_fd;
 	srv.cat = &cat;
 	srv.policy_path = o.policy_path;
@@ -287,12 +310,13 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	fprintf(stderr, "secbpfd: serving %zu program%s on %s, runtimes on %s\n",
 		cat.n - (size_t)rejected, cat.n - (size_t)rejected == 1 ? "" : "s",
-		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets", agent_path);
+		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets",
+		srv.has_agent ? agent_path : "(none)");
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
 	if (created && o.socket_path[0] != '@')
 		unlink(o.socket_path);
-	if (agent_path[0] != '@')
+	if (agent_created && agent_path[0] != '@')
 		unlink(agent_path);
 	if (srv.attachments) {
 		/* Their supervisors are threads of this process: the filtered
