@@ -1105,3 +1105,55 @@ Test(secbpfd, one_user_cannot_take_every_connection)
 	cr_assert_str_eq(shared, "64 served, EMFILE seen 1");
 	still_served();
 }
+
+/* Attach counter, count 5, tell fds[1], wait on fds[0]. */
+static int nobody_counts_and_waits(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("counter", &err), *fds = arg, i;
+	char c;
+
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	for (i = 0; i < 5; i++)
+		syscall(SYS_getppid, 0xc0, 0);
+	if (write(fds[1], "x", 1) != 1 || read(fds[0], &c, 1) != 1)
+		return 2;
+	return 0;
+}
+
+Test(secbpfd, ps_and_map_dump_see_the_services_supervision)
+{
+	int to_child[2], to_parent[2], fds[2], st;
+	char c, expect[64];
+	pid_t pid;
+
+	need_root();
+	make_config(standard_conf);
+	start_daemon();
+	cr_assert_eq(pipe(to_child), 0);
+	cr_assert_eq(pipe(to_parent), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		fds[0] = to_child[0];
+		fds[1] = to_parent[1];
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		_exit(nobody_counts_and_waits(fds));
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	cr_assert_eq(read(to_parent[0], &c, 1), 1, "the client failed before attaching");
+	test_shell(out, sizeof(out), "ASAN_OPTIONS=detect_leaks=0 '%s' ps -j", getenv("SECBPF"));
+	snprintf(expect, sizeof(expect), "\"pid\":%d,", (int)pid);
+	cr_assert(strstr(out, expect), "%s", out);
+	cr_assert(strstr(out, "\"secbpfd\""), "%s", out);
+	test_shell(out, sizeof(out), "ASAN_OPTIONS=detect_leaks=0 '%s' map dump %d .bss",
+		   getenv("SECBPF"), (int)pid);
+	cr_assert(strstr(out, "value: 05 00 00 00 00 00 00 00"), "%s", out);
+	cr_assert_eq(write(to_child[1], "x", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}

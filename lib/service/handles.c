@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/proc_status.h"
 #include "service/server.h"
 
 size_t svc_handles_of(const struct svc_server *srv, uid_t uid)
@@ -119,30 +120,45 @@ static int send_filter(struct svc_handle *h, struct secbpf_err *err)
 	return rc;
 }
 
+/* The parent and effective uid of pid, from /proc/PID/status. Returns 0 or
+ * -errno. */
+static int proc_parent_and_uid(pid_t pid, uint64_t *ppid, uint64_t *uid)
+{
+	char path[32], status[PROC_STATUS_SIZE];
+	uint64_t ids[4] = { 0 };
+	ssize_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = proc_status_read(AT_FDCWD, path, status, sizeof(status));
+	if (n < 0)
+		return (int)n;
+	rc = proc_status_u64(status, "PPid", 10, ppid);
+	if (!rc)
+		rc = proc_status_numbers(status, "Uid", 10, UINT32_MAX, ids, 4);
+	*uid = ids[1]; /* effective, as SCM_CREDENTIALS gives it */
+	return rc;
+}
+
 /*
  * The pid an SVC_REQ_ATTACH names is believed only when the kernel vouches
- * for it: it is the sender itself, or the sender's parent (a helper child
- * sends the listener for the process that installed the filters). Else
- * the sender's pid is recorded. Informational only: the pid decides
- * nothing, since notifications come only from tasks under the filter.
+ * for it: it is the sender itself (SCM_CREDENTIALS), or the sender's
+ * parent (a helper child sends the listener for the process that installed
+ * the filters) running as the sender's uid. Else the sender's pid is
+ * recorded. It decides nothing about what the program answers
+ * (notifications come only from tasks under the filter); it names the
+ * supervised process in the log.
  */
 static pid_t attaching_pid(const struct svc_msg *m, const struct svc_attach *a)
 {
-	char path[64], buf[512], *p;
-	long ppid = 0;
-	FILE *f;
+	uint64_t ppid = 0, uid = 0, puid = 0, pppid;
 
 	if (!m->has_creds || m->pid <= 0)
 		return 0;
-	if (a->pid == m->pid)
+	if (a->pid == m->pid || a->pid <= 0)
 		return m->pid;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)m->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return m->pid;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	if (p && sscanf(p, ") %*c %ld", &ppid) == 1 && ppid == a->pid)
+	if (proc_parent_and_uid(m->pid, &ppid, &uid) == 0 && ppid == (uint64_t)a->pid &&
+	    uid == m->uid && proc_parent_and_uid(a->pid, &pppid, &puid) == 0 && puid == m->uid)
 		return a->pid;
 	return m->pid;
 }

@@ -66,6 +66,12 @@ int svc_attach(struct svc_server *srv, struct svc_handle *h, int listener, uid_t
 		.sz = sizeof(so),
 		.nworkers = srv->cat->workers, /* the runtime's PERCPU slots */
 		.log = srv->log,
+		/* The control socket (secbpf ps, map dump, dump): shown as the
+		 * service's, reachable by the attaching process's owner (and
+		 * root), who may read the program's maps, which every user of
+		 * the program shares. */
+		.kind = "secbpfd",
+		.target_pid = pid,
 	};
 	/* A stateless program (a runtime's NOTIFY rules, agent_oci.c): its
 	 * compiled filter alone answers, as the kernel would have. */
