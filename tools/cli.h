@@ -176,6 +176,8 @@ int cmd_cc(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_native_run(int argc, char **argv);
 int cmd_native_verify(int argc, char **argv);
+int cmd_oci(int argc, char **argv);
+int cmd_export_oci(int argc, char **argv);
 int cmd_dis(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_record(int argc, char **argv);

@@ -142,6 +142,9 @@ int run_serve(pid_t pid, bool reaped, int listener, const struct run_supervision
 /* --prog and --fd: run CMD under a secbpfd handle's program
  * (run_handle.c). Returns run's exit status. */
 int run_with_handle(const struct run_options *o);
+/* A handle for program prog from the secbpfd at daemon_path (NULL: the
+ * default socket). Returns it, or -1 after printing why. */
+int run_ask_service(const char *prog, const char *daemon_path);
 
 /* --stats: the stateful programs' globals and map entries, to path or
  * stderr, once the workers have stopped. */

@@ -38,7 +38,7 @@ static void run_handle_release(void *arg)
 
 /* --prog NAME: a handle from the service. Returns it, or -1 after printing
  * why. */
-static int run_ask_service(const char *prog, const char *daemon_path)
+int run_ask_service(const char *prog, const char *daemon_path)
 {
 	const char *path = daemon_path ? daemon_path : SVC_DEFAULT_SOCKET;
 	struct secbpf_err err = { { 0 } };

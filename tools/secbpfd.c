@@ -5,10 +5,11 @@
  * (docs/secbpfd.md). This file is the command line, the socket and the
  * process settings; lib/service/ is the service.
  *
- *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--policy FILE]
- *           [--runtime-socket PATH] [--check]
+ *   secbpfd [--foreground] [--config DIR] [--socket PATH] [--agent-socket PATH]
+ *           [--policy FILE] [--check]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
  * client of its API: service/ (config, catalog, serving), supervisor/
  * (process settings of a supervisor). */
 #include "options.h"
+#include "service/agent_oci.h"
 #include "service/catalog.h"
 #include "service/config.h"
 #include "service/protocol.h"
@@ -36,7 +38,8 @@
 
 struct secbpfd_options {
 	bool foreground, check;
-	const char *config_dir, *socket_path, *policy_path, *runtime_path;
+	const char *config_dir, *socket_path, *policy_path;
+	const char *agent_path; /* NULL: agent.sock next to socket_path */
 };
 
 static void usage(FILE *f)
@@ -54,6 +57,9 @@ static void usage(FILE *f)
 		"                  LISTEN_FDS is set (secbpfd never forks)\n"
 		"  --config DIR    the configuration directory (default " SVC_DEFAULT_CONFIG ")\n"
 		"  --socket PATH   the client socket (default " SVC_DEFAULT_SOCKET ")\n"
+		"  --agent-socket PATH  where container runtimes send listeners (root only;\n"
+		"                  default: " SVC_AGENT_SOCKET_NAME " next to the client socket;\n"
+		"                  docs/containers.md)\n"
 		"  --policy FILE   the policy file capping tiers (default "
 		"/etc/secbpf/policy.conf)\n"
 		"  --check         verify the configuration and every program, print one line\n"
@@ -83,8 +89,8 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
+		{ "agent-socket", required_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, 'C' },
-		{ "runtime-socket", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	struct cli_options co;
@@ -108,11 +114,11 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		case 'p':
 			o->policy_path = optarg;
 			break;
+		case 'a':
+			o->agent_path = optarg;
+			break;
 		case 'C':
 			o->check = true;
-			break;
-		case 'r':
-			o->runtime_path = optarg;
 			break;
 		}
 	}
@@ -144,9 +150,9 @@ static void remove_stale_socket(const char *path)
 		unlink(path);
 }
 
-/* A listening socket of type at path: any local user may connect (what
- * each may do is decided from its SO_PEERCRED), so it is 0666. */
-static int open_socket(const char *path, int type)
+/* The client socket at path: any local user may connect (what each may
+ * do is decided from its SO_PEERCRED), so it is 0666. */
+static int open_socket(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t plen = strlen(path);
@@ -166,7 +172,7 @@ static int open_socket(const char *path, int type)
 	if (!strcmp(path, SVC_DEFAULT_SOCKET))
 		mkdir("/run/secbpf", 0755);
 	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + (path[0] != '@'));
-	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fail_msg("socket", "%s", strerror(errno));
 		return -1;
@@ -180,8 +186,9 @@ static int open_socket(const char *path, int type)
 	return fd;
 }
 
-/* The sockets systemd passed (secbpfd.socket), or 0 if none. */
-static int activated_sockets(int *fds, int max)
+/* The sockets systemd passed (secbpfd.socket), or 0 if none; the agent
+ * socket (secbpfd-agent.socket, SOCK_STREAM) in *agent_fd if it came. */
+static int activated_sockets(int *fds, int max, int *agent_fd)
 {
 #ifdef HAVE_LIBSYSTEMD
 	int n = sd_listen_fds(1), i, k = 0;
@@ -189,12 +196,16 @@ static int activated_sockets(int *fds, int max)
 	for (i = 0; i < n && k < max; i++)
 		if (sd_is_socket_unix(SD_LISTEN_FDS_START + i, SOCK_SEQPACKET, 1, NULL, 0) > 0)
 			fds[k++] = SD_LISTEN_FDS_START + i;
+		else if (*agent_fd < 0 &&
+			 sd_is_socket_unix(SD_LISTEN_FDS_START + i, SOCK_STREAM, 1, NULL, 0) > 0)
+			*agent_fd = SD_LISTEN_FDS_START + i;
 		else
 			fail_msg("socket activation",
-				 "fd %d is not a listening SOCK_SEQPACKET unix socket: ignored",
+				 "fd %d is not a listening unix socket of ours: ignored",
 				 SD_LISTEN_FDS_START + i);
 	return k;
 #else
+	(void)agent_fd;
 	if (getenv("LISTEN_FDS"))
 		fail_msg("socket activation",
 			 "this secbpfd was built without libsystemd: LISTEN_FDS ignored");
@@ -216,6 +227,9 @@ int main(int argc, char **argv)
 	struct svc_config config;
 	struct svc_catalog cat;
 	struct svc_server srv;
+	char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
+	int agent_fd = -1;
+	bool agent_created = false;
 	int fds[SVC_MAX_LISTEN], nfds = 0, rc, rejected;
 	bool created = false; /* the socket is ours to remove (not systemd's) */
 
@@ -246,41 +260,64 @@ int main(int argc, char **argv)
 		rc = rejected ? EXIT_REJECTED : 0;
 		goto out;
 	}
-	memset(&srv, 0, sizeof(srv));
-	srv.runtime_fd = -1;
-	if (o.runtime_path) {
-		srv.runtime_fd = open_socket(o.runtime_path, SOCK_STREAM);
-		if (srv.runtime_fd < 0) {
-			rc = EXIT_USAGE;
-			goto out;
-		}
-	}
 	if (!o.foreground)
-		nfds = activated_sockets(fds, SVC_MAX_LISTEN);
+		nfds = activated_sockets(fds, SVC_MAX_LISTEN, &agent_fd);
 	if (nfds == 0) {
-		fds[0] = open_socket(o.socket_path, SOCK_SEQPACKET);
+		fds[0] = open_socket(o.socket_path);
 		if (fds[0] < 0) {
-			if (srv.runtime_fd >= 0)
-				close(srv.runtime_fd);
 			rc = EXIT_USAGE;
 			goto out;
 		}
 		nfds = 1;
 		created = true;
 	}
+	/* The agent socket: systemd's, or ours (next to a socket of ours, or
+	 * --agent-socket). Without it, runtimes are not served; that is fatal
+	 * only when --agent-socket asked for it. */
+	if (agent_fd >= 0) {
+		int flags = fcntl(agent_fd, F_GETFL);
+
+		snprintf(agent_path, sizeof(agent_path), "the activated agent socket");
+		if (flags < 0 || fcntl(agent_fd, F_SETFL, flags | O_NONBLOCK)) {
+			fail_msg("agent socket", "%s: container runtimes are not served",
+				 strerror(errno));
+			agent_fd = -1;
+		}
+	} else if (o.agent_path)
+		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
+	else if (svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
+		fail_msg(o.socket_path, "too long to put the agent socket next to it: container "
+					"runtimes are not served (use --agent-socket)");
+		agent_path[0] = '\0';
+	}
+	if (agent_fd < 0 && agent_path[0] && (o.agent_path || created)) {
+		agent_fd = svc_agent_open(agent_path, &err);
+		agent_created = agent_fd >= 0;
+		if (agent_fd < 0 && o.agent_path) {
+			fail_msg("agent socket", "%s", err.msg);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (agent_fd < 0)
+			fail_msg("agent socket", "%s: container runtimes are not served", err.msg);
+	}
+	memset(&srv, 0, sizeof(srv));
+	srv.has_agent = agent_fd >= 0;
+	srv.agent_ep.fd = agent_fd;
 	srv.cat = &cat;
 	srv.policy_path = o.policy_path;
 	srv.log = stderr;
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	fprintf(stderr, "secbpfd: serving %zu program%s on %s\n", cat.n - (size_t)rejected,
-		cat.n - (size_t)rejected == 1 ? "" : "s",
-		created ? o.socket_path : "the activated sockets");
+	fprintf(stderr, "secbpfd: serving %zu program%s on %s, runtimes on %s\n",
+		cat.n - (size_t)rejected, cat.n - (size_t)rejected == 1 ? "" : "s",
+		nfds == 1 && o.foreground ? o.socket_path : "the activated sockets",
+		srv.has_agent ? agent_path : "(none)");
 	notify_ready();
 	rc = svc_serve(&srv, fds, (size_t)nfds) ? EXIT_USAGE : 0;
 	if (created && o.socket_path[0] != '@')
 		unlink(o.socket_path);
-	if (o.runtime_path && o.runtime_path[0] != '@')
-		unlink(o.runtime_path);
+	if (agent_created && agent_path[0] != '@')
+		unlink(agent_path);
 	if (srv.attachments) {
 		/* Their supervisors are threads of this process: the filtered
 		 * processes fail closed (ENOSYS) as we exit. */

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "service/agent_oci.h"
 #include "service/server.h"
 
 int svc_watch(struct svc_server *srv, struct svc_endpoint *ep)
@@ -311,13 +312,17 @@ static int serve_setup(struct svc_server *srv, const int *listen_fds, size_t n)
 	srv->done_ep.fd = srv->donefd;
 	if ((rc = svc_watch(srv, &srv->signal_ep)) || (rc = svc_watch(srv, &srv->done_ep)))
 		return rc;
+	if (srv->has_agent) {
+		srv->agent_ep.kind = SVC_EP_AGENT;
+		rc = svc_watch(srv, &srv->agent_ep);
+		if (rc)
+			return rc;
+	}
 	for (i = 0; i < n && i < SVC_MAX_LISTEN; i++) {
 		rc = watch_listening(srv, listen_fds[i], SVC_EP_LISTEN);
 		if (rc)
 			return rc;
 	}
-	if (srv->runtime_fd >= 0)
-		return watch_listening(srv, srv->runtime_fd, SVC_EP_RUNTIME_LISTEN);
 	return 0;
 }
 
@@ -328,10 +333,13 @@ static void serve_teardown(struct svc_server *srv)
 	while (srv->conns)
 		conn_close(srv, srv->conns);
 	svc_handles_close_all(srv);
-	svc_runtime_close_all(srv);
 	for (i = 0; i < srv->nlisten; i++)
 		close(srv->listen[i].fd);
 	srv->nlisten = 0;
+	svc_agent_close_all(srv);
+	if (srv->has_agent)
+		close(srv->agent_ep.fd);
+	srv->has_agent = false;
 	if (srv->sigfd >= 0)
 		close(srv->sigfd);
 	if (srv->epfd >= 0)
@@ -380,14 +388,11 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 			case SVC_EP_CONN:
 				serve_conn(srv, (struct svc_conn *)ep);
 				break;
-			case SVC_EP_RUNTIME_LISTEN:
-				svc_runtime_accept(srv, ep);
-				break;
-			case SVC_EP_RUNTIME_CONN:
-				svc_runtime_serve(srv, (struct svc_runtime_conn *)ep);
-				break;
 			case SVC_EP_HANDLE:
 				svc_handle_serve(srv, (struct svc_handle *)ep);
+				break;
+			case SVC_EP_AGENT:
+				svc_agent_accept(srv, ep);
 				break;
 			case SVC_EP_DONE:
 				svc_attachments_reap(srv);

@@ -3,9 +3,8 @@
  * secbpfd's serving state (docs/secbpfd.md), one struct passed around:
  * the sockets it listens on, the client connections, the handles it
  * minted and the attachments it supervises. serve.c runs the event loop
- * and answers clients, handles.c answers handles, runtime_agent.c takes
- * container runtimes' listeners, supervise.c runs one supervisor per
- * attachment.
+ * and answers clients, handles.c answers handles, supervise.c runs one
+ * supervisor per attachment.
  *
  * Threads: the event loop is the only thread that touches these lists.
  * Each attachment also has its supervisor's workers and a waiter thread,
@@ -39,13 +38,12 @@
 #define SVC_MAX_LISTEN 8
 
 enum svc_endpoint_kind {
-	SVC_EP_LISTEN,	       /* a listening client socket */
-	SVC_EP_CONN,	       /* a client connection */
-	SVC_EP_HANDLE,	       /* the service's end of a handle */
-	SVC_EP_SIGNAL,	       /* the signalfd: SIGTERM, SIGINT */
-	SVC_EP_DONE,	       /* the eventfd the attachment waiters write */
-	SVC_EP_RUNTIME_LISTEN, /* the container runtimes' socket (SOCK_STREAM) */
-	SVC_EP_RUNTIME_CONN,   /* a runtime sending a container's state */
+	SVC_EP_LISTEN, /* a listening client socket */
+	SVC_EP_CONN,   /* a client connection */
+	SVC_EP_HANDLE, /* the service's end of a handle */
+	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT */
+	SVC_EP_DONE,   /* the eventfd the attachment waiters write */
+	SVC_EP_AGENT,  /* the agent socket, or a runtime's connection (agent_oci.c) */
 };
 
 /* What an epoll event points to; embedded first in conns and handles. */
@@ -53,6 +51,8 @@ struct svc_endpoint {
 	enum svc_endpoint_kind kind;
 	int fd;
 };
+
+struct svc_agent_conn;
 
 struct svc_conn {
 	struct svc_endpoint ep;
@@ -75,17 +75,6 @@ struct svc_handle {
 	struct svc_handle *next;
 };
 
-/* A container runtime's connection: the state JSON as it arrives, and
- * the listener that came with it. */
-struct svc_runtime_conn {
-	struct svc_endpoint ep;
-	struct svc_peer peer;
-	char *buf;
-	size_t len;
-	int listener;
-	struct svc_runtime_conn *next;
-};
-
 /* A listener the service supervises with one program. */
 struct svc_attachment {
 	struct svc_server *srv;
@@ -104,14 +93,18 @@ struct svc_server {
 	const char *policy_path; /* for SVC_REQ_POLICY; NULL: the system's */
 	FILE *log;
 	int epfd, sigfd, donefd;
-	struct svc_endpoint listen[SVC_MAX_LISTEN + 1]; /* + the runtimes' */
+	struct svc_endpoint listen[SVC_MAX_LISTEN];
 	size_t nlisten;
 	struct svc_endpoint signal_ep, done_ep;
+	/* The agent socket (agent_oci.c), when has_agent: set before
+	 * svc_serve, which watches it and closes it at exit. */
+	bool has_agent;
+	struct svc_endpoint agent_ep;
+	struct svc_agent_conn *agent_conns; /* runtimes still sending */
+	size_t nagent_conns;
 	struct svc_conn *conns;
 	struct svc_handle *handles;
 	struct svc_attachment *attachments;
-	struct svc_runtime_conn *runtime_conns; /* counted in nconns */
-	int runtime_fd;				/* the runtimes' listening socket, or -1 */
 	size_t nconns, nhandles, nattachments;
 	uint64_t next_handle_id;
 	bool stopping;
@@ -145,15 +138,9 @@ void svc_attachments_reap(struct svc_server *srv);
 /* supervise.c: how many attachments uid has. */
 size_t svc_attachments_of(const struct svc_server *srv, uid_t uid);
 
-/* runtime_agent.c: accept runtimes, read and act on their states. */
-void svc_runtime_accept(struct svc_server *srv, struct svc_endpoint *ep);
-void svc_runtime_serve(struct svc_server *srv, struct svc_runtime_conn *r);
-void svc_runtime_close_all(struct svc_server *srv);
-
 /*
  * serve.c: serve until SIGTERM or SIGINT. listen_fds are bound, listening
- * SOCK_SEQPACKET unix sockets, and srv->runtime_fd (if not -1) the
- * runtimes' SOCK_STREAM one (all taken over). Returns 0, or -errno after
+ * SOCK_SEQPACKET unix sockets (taken over). Returns 0, or -errno after
  * logging why. At exit live attachments are not waited for: their
  * processes fail closed (ENOSYS) once the service is gone.
  */

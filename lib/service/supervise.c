@@ -72,9 +72,22 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 		.kind = "secbpfd",
 		.target_pid = pid,
 	};
+	/* A stateless program (a runtime's NOTIFY rules, agent_oci.c): its
+	 * compiled filter alone answers, as the kernel would have. */
+	struct supervisor_prog plain = {
+		.insns = p->plan.plain ? p->plan.plain[0].filter : NULL,
+		.len = p->plan.plain ? p->plan.plain[0].len : 0,
+		.name = p->label,
+		.obj = p->obj,
+		.prog = p->prog,
+	};
 	struct svc_attachment *a;
 	int rc;
 
+	if (!p->stateful && !plain.insns) {
+		close(listener);
+		return err_set(err, EINVAL, "%s: no compiled filter to answer with", p->conf->name);
+	}
 	if (!is_seccomp_listener(listener)) {
 		close(listener);
 		return err_set(err, EBADF, "the fd sent is not a seccomp listener");
@@ -89,7 +102,8 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	a->handle_id = handle_id;
 	a->uid = uid;
 	a->pid = pid;
-	a->sv = supervisor_new(listener, p->plan.sv_progs, p->plan.n, &so, err);
+	a->sv = supervisor_new(listener, p->stateful ? p->plan.sv_progs : &plain,
+			       p->stateful ? p->plan.n : 1, &so, err);
 	if (!a->sv) {
 		close(listener);
 		free(a);

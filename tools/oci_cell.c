@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Exploring one (arch, nr) cell of a compiled filter: run it with nr and
+ * arch known and the rest of seccomp_data unknown, taking both ways at a
+ * test of an unknown value. A value loaded from an argument word, maybe
+ * ANDed with a constant, is tracked as such, so that a test of it becomes
+ * an atom "(word & mask) == k" or its negation; anything else (ranges,
+ * arithmetic, the instruction pointer) makes the path inexpressible.
+ * Each path's atoms are then merged per argument, contradictions dropped.
+ */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oci_cell.h"
+
+/* Paths beyond this many: the cell counts as undecided (NOTIFY). */
+#define CELL_MAX_PATHS 4096
+#define PATH_MAX_ATOMS 32
+/* seccomp_data words: 0 nr, 1 arch, 2-3 instruction_pointer, 4.. args
+ * (low word first on a little-endian machine). */
+#define WORD_ARGS 4
+#define NWORDS (sizeof(struct seccomp_data) / 4)
+
+enum val_kind { VAL_KNOWN, VAL_WORD, VAL_UNKNOWN };
+
+/* A register or scratch word: a constant, seccomp_data word `word` ANDed
+ * with mask, or anything. */
+struct val {
+	enum val_kind kind;
+	uint32_t v;    /* VAL_KNOWN */
+	uint8_t word;  /* VAL_WORD */
+	uint32_t mask; /* VAL_WORD */
+};
+
+struct atom {
+	uint8_t word;
+	bool eq; /* (word & mask) == k, else != */
+	uint32_t mask, k;
+};
+
+struct walk {
+	const struct sock_filter *insns;
+	size_t len;
+	uint32_t nr, audit;
+	struct oci_cell *cell;
+	size_t cap;
+	unsigned int returns;
+	bool gave_up, failed;
+};
+
+static const struct val unknown = { .kind = VAL_UNKNOWN };
+
+static struct val known(uint32_t v)
+{
+	return (struct val){ .kind = VAL_KNOWN, .v = v };
+}
+
+static struct val alu(uint16_t op, struct val a, struct val b)
+{
+	if (op == BPF_NEG)
+		return a.kind == VAL_KNOWN ? known(-a.v) : unknown;
+	if (op == BPF_AND && a.kind == VAL_WORD && b.kind == VAL_KNOWN) {
+		a.mask &= b.v;
+		return a;
+	}
+	if (a.kind != VAL_KNOWN || b.kind != VAL_KNOWN)
+		return unknown;
+	switch (op) {
+	case BPF_ADD:
+		return known(a.v + b.v);
+	case BPF_SUB:
+		return known(a.v - b.v);
+	case BPF_MUL:
+		return known(a.v * b.v);
+	case BPF_DIV:
+		return known(b.v ? a.v / b.v : 0);
+	case BPF_MOD:
+		return known(b.v ? a.v % b.v : 0);
+	case BPF_OR:
+		return known(a.v | b.v);
+	case BPF_AND:
+		return known(a.v & b.v);
+	case BPF_XOR:
+		return known(a.v ^ b.v);
+	case BPF_LSH:
+		return known(b.v < 32 ? a.v << b.v : 0);
+	case BPF_RSH:
+		return known(b.v < 32 ? a.v >> b.v : 0);
+	default:
+		return unknown;
+	}
+}
+
+/* Merge a path's atoms into per-argument conditions. Returns false when
+ * the atoms contradict each other (the path is infeasible). */
+static bool path_finish(const struct atom *atoms, size_t n, bool expressible, uint32_t action,
+			struct oci_path *p)
+{
+	uint32_t mask[NWORDS] = { 0 }, k[NWORDS] = { 0 };
+	size_t i, w;
+
+	memset(p, 0, sizeof(*p));
+	p->action = action;
+	for (i = 0; i < n; i++) {
+		const struct atom *a = &atoms[i];
+
+		if (!a->eq)
+			continue;
+		if (a->k & ~a->mask)
+			return false; /* (x & m) == k with bits of k outside m */
+		if ((k[a->word] ^ a->k) & mask[a->word] & a->mask)
+			return false;
+		mask[a->word] |= a->mask;
+		k[a->word] |= a->k;
+	}
+	for (i = 0; i < n; i++) {
+		const struct atom *a = &atoms[i];
+
+		if (a->eq)
+			continue;
+		if ((a->mask & mask[a->word]) == a->mask) {
+			/* Decided by the equalities: true, or a contradiction. */
+			if (((k[a->word] ^ a->k) & a->mask) == 0)
+				return false;
+			continue;
+		}
+		if (a->k & ~a->mask)
+			continue; /* (x & m) != k always holds */
+		expressible = false;
+	}
+	p->expressible = expressible;
+	for (w = 0; w < NWORDS; w++) {
+		if (!mask[w])
+			continue;
+		if (w < WORD_ARGS) {
+			p->expressible = false; /* the instruction pointer */
+			continue;
+		}
+		if (!p->nconds || p->conds[p->nconds - 1].arg != (w - WORD_ARGS) / 2) {
+			p->conds[p->nconds].arg = (uint8_t)((w - WORD_ARGS) / 2);
+			p->nconds++;
+		}
+		if ((w - WORD_ARGS) % 2) {
+			p->conds[p->nconds - 1].mask |= (uint64_t)mask[w] << 32;
+			p->conds[p->nconds - 1].datum |= (uint64_t)k[w] << 32;
+		} else {
+			p->conds[p->nconds - 1].mask |= mask[w];
+			p->conds[p->nconds - 1].datum |= k[w];
+		}
+	}
+	return true;
+}
+
+static void walk_ret(struct walk *w, struct val r, const struct atom *atoms, size_t n,
+		     bool expressible)
+{
+	struct oci_cell *c = w->cell;
+	struct oci_path p;
+
+	w->returns++;
+	if (r.kind != VAL_KNOWN) {
+		w->gave_up = true;
+		return;
+	}
+	if (!path_finish(atoms, n, expressible, r.v, &p))
+		return;
+	if (c->npaths == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 4;
+		struct oci_path *np = realloc(c->paths, cap * sizeof(*np));
+
+		if (!np) {
+			w->failed = true;
+			return;
+		}
+		c->paths = np;
+		w->cap = cap;
+	}
+	c->paths[c->npaths++] = p;
+}
+
+/* Run from pc; at a test of an unknown value, take both ways (the filter
+ * was checked: jumps go forward, within it). */
+static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, const struct val *m,
+		      const struct atom *atoms_in, size_t natoms, bool expressible)
+{
+	struct atom atoms[PATH_MAX_ATOMS];
+	struct val mem[BPF_MEMWORDS];
+
+	memcpy(mem, m, sizeof(mem));
+	if (natoms)
+		memcpy(atoms, atoms_in, natoms * sizeof(atoms[0]));
+	while (pc < w->len && !w->gave_up && !w->failed) {
+		const struct sock_filter *in = &w->insns[pc];
+		struct val k = known(in->k), src, v;
+		bool taken;
+
+		if (w->returns >= CELL_MAX_PATHS) {
+			w->gave_up = true;
+			return;
+		}
+		switch (BPF_CLASS(in->code)) {
+		case BPF_LD:
+		case BPF_LDX:
+			v = unknown;
+			if (BPF_MODE(in->code) == BPF_ABS && in->k % 4 == 0 && in->k / 4 < NWORDS)
+				v = in->k == 0	 ? known(w->nr)
+				    : in->k == 4 ? known(w->audit)
+						 : (struct val){ .kind = VAL_WORD,
+								 .word = (uint8_t)(in->k / 4),
+								 .mask = 0xffffffffu };
+			else if (BPF_MODE(in->code) == BPF_IMM)
+				v = k;
+			else if (BPF_MODE(in->code) == BPF_LEN)
+				v = known(sizeof(struct seccomp_data));
+			else if (BPF_MODE(in->code) == BPF_MEM && in->k < BPF_MEMWORDS)
+				v = mem[in->k];
+			if (BPF_CLASS(in->code) == BPF_LD)
+				a = v;
+			else
+				x = v;
+			pc++;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			if (in->k < BPF_MEMWORDS)
+				mem[in->k] = BPF_CLASS(in->code) == BPF_ST ? a : x;
+			pc++;
+			break;
+		case BPF_ALU:
+			a = alu(BPF_OP(in->code), a, BPF_SRC(in->code) == BPF_X ? x : k);
+			pc++;
+			break;
+		case BPF_MISC:
+			if (BPF_MISCOP(in->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			pc++;
+			break;
+		case BPF_RET:
+			walk_ret(w, BPF_RVAL(in->code) == BPF_A ? a : k, atoms, natoms,
+				 expressible);
+			return;
+		case BPF_JMP:
+			if (BPF_OP(in->code) == BPF_JA) {
+				pc += 1 + in->k;
+				break;
+			}
+			src = BPF_SRC(in->code) == BPF_X ? x : k;
+			if (a.kind == VAL_KNOWN && src.kind == VAL_KNOWN) {
+				switch (BPF_OP(in->code)) {
+				case BPF_JEQ:
+					taken = a.v == src.v;
+					break;
+				case BPF_JGT:
+					taken = a.v > src.v;
+					break;
+				case BPF_JGE:
+					taken = a.v >= src.v;
+					break;
+				default:
+					taken = (a.v & src.v) != 0;
+					break; /* JSET */
+				}
+				pc += 1 + (taken ? in->jt : in->jf);
+				break;
+			}
+			/* Both ways: with an atom each where the test is a
+			 * masked equality of an argument word. */
+			if (a.kind == VAL_WORD && src.kind == VAL_KNOWN &&
+			    natoms < PATH_MAX_ATOMS &&
+			    (BPF_OP(in->code) == BPF_JEQ || BPF_OP(in->code) == BPF_JSET)) {
+				struct atom yes = { .word = a.word }, no = { .word = a.word };
+
+				if (BPF_OP(in->code) == BPF_JEQ) {
+					yes = (struct atom){ a.word, true, a.mask, src.v };
+					no = (struct atom){ a.word, false, a.mask, src.v };
+				} else {
+					uint32_t mm = a.mask & src.v;
+
+					/* Some bit of mm set: one bit is an equality;
+					 * none (mm 0) can never be, an impossible atom. */
+					yes = mm == 0 ? (struct atom){ a.word, true, 0, 1 }
+					      : __builtin_popcount(mm) == 1
+						      ? (struct atom){ a.word, true, mm, mm }
+						      : (struct atom){ a.word, false, mm, 0 };
+					no = (struct atom){ a.word, true, mm, 0 };
+				}
+				atoms[natoms] = yes;
+				walk_from(w, pc + 1 + in->jt, a, x, mem, atoms, natoms + 1,
+					  expressible);
+				atoms[natoms++] = no;
+			} else {
+				walk_from(w, pc + 1 + in->jt, a, x, mem, atoms, natoms, false);
+				expressible = false;
+			}
+			pc += 1 + in->jf;
+			break;
+		default:
+			w->gave_up = true;
+			return;
+		}
+	}
+	if (pc >= w->len)
+		w->gave_up = true;
+}
+
+int oci_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
+		     struct oci_cell *out)
+{
+	struct walk w = { .insns = insns, .len = len, .nr = nr, .audit = audit, .cell = out };
+	struct val mem[BPF_MEMWORDS];
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < BPF_MEMWORDS; i++)
+		mem[i] = known(0); /* the kernel zeroes M[] */
+	walk_from(&w, 0, known(0), known(0), mem, NULL, 0, true);
+	if (w.failed) {
+		oci_cell_free(out);
+		return -ENOMEM;
+	}
+	if (w.gave_up || !out->npaths) {
+		oci_cell_free(out);
+		return 0; /* not fixed, no paths: NOTIFY */
+	}
+	out->fixed = true;
+	out->action = out->paths[0].action;
+	for (i = 1; i < out->npaths; i++)
+		if (out->paths[i].action != out->action)
+			out->fixed = false;
+	return 0;
+}
+
+void oci_cell_free(struct oci_cell *c)
+{
+	free(c->paths);
+	c->paths = NULL;
+	c->npaths = 0;
+}
