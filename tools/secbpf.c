@@ -24,6 +24,7 @@ static const struct command {
 	{ "native-verify", cmd_native_verify, "load a filter into a patched kernel, show its verdict" },
 	{ "ps", cmd_ps, "list the processes under seccomp and their supervisors" },
 	{ "run", cmd_run, "run a command under filters" },
+	{ "import-oci", cmd_import_oci, "an OCI or Docker seccomp profile as a C filter" },
 	{ "sys", cmd_sys, "a syscall's name and number on an arch (like scmp_sys_resolver)" },
 	{ "test", cmd_test, "run a filter on one seccomp_data and print the action" },
 	{ "verify", cmd_verify, "check a filter is safe for its tier, and say why not" },
