@@ -507,10 +507,11 @@ int oci_emit_c(const struct oci_profile *p, const struct oci_emit_opts *o, FILE 
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\t/* Each architecture the profile names (other ones are killed, as by\n"
-		   "\t * libseccomp); x32 calls are x86_64's with bit 30 set. */\n");
+		   "\t * libseccomp); x32 calls are x86_64's with bit 30 set, but for\n"
+		   "\t * libseccomp nr -1 (a tracer's skipped call) is never x32's. */\n");
 	if (x86_64 || x32) {
 		fprintf(f, "\tif (ctx->arch == AUDIT_ARCH_X86_64) {\n");
-		fprintf(f, "\t\tif (nr >= 0x40000000)\n\t\t\treturn %s;\n",
+		fprintf(f, "\t\tif (nr >= 0x40000000 && nr != 0xffffffff)\n\t\t\treturn %s;\n",
 			x32 ? "rules_x32(ctx)" : "SECCOMP_RET_KILL_THREAD");
 		fprintf(f, "\t\treturn %s;\n\t}\n",
 			x86_64 ? "rules_x86_64(ctx)" : "SECCOMP_RET_KILL_THREAD");
