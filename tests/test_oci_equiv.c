@@ -520,4 +520,147 @@ Test(oci_equiv, one_arch_profiles)
 	check_profile("feature-x86-only", k, 1);
 	check_profile("feature-x32", k, 1);
 	check_profile("feature-errno-enosys", k, 1);
+	check_profile("feature-errno", k, 1);
+}
+
+/* --- Bad input, and the real kernel ----------------------------------- */
+
+static char out[16384];
+
+Test(oci_equiv, bad_input_names_the_json_path)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+		{ "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		  "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": 0, \"value\": 1, "
+		  "\"op\": \"SCMP_CMP_ALMOST\"}]}]}",
+		  "syscalls[0].args[0].op: unknown op 'SCMP_CMP_ALMOST'" },
+		{ "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		  "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": 6, \"value\": 1, "
+		  "\"op\": \"SCMP_CMP_EQ\"}]}]}",
+		  "syscalls[0].args[0].index: a syscall has arguments 0 to 5" },
+		{ "{\"defaultAction\": \"SCMP_ACT_PERHAPS\"}", "defaultAction: unknown action" },
+		{ "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_Z80\"]}",
+		  "architectures[0]: unknown arch 'SCMP_ARCH_Z80'" },
+		{ "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		  "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"caps\": [\"CAP_FLY\"]}}]}",
+		  "syscalls[0].includes.caps[0]: unknown capability 'CAP_FLY'" },
+		{ "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		  "\"action\": \"SCMP_ACT_KILL\", \"errnoRet\": 5}]}",
+		  "syscalls[0].action: errnoRet is given but action SCMP_ACT_KILL takes no errno" },
+		{ "{\"defaultAction\": ", "not JSON" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[4200];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/bad%zu.json", scratch, i);
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fputs(cases[i].json, f);
+		fclose(f);
+		cr_expect_eq(test_shell(out, sizeof(out), "'%s' import-oci '%s'", getenv("SECBPF"),
+					path),
+			     2, "case %zu: %s", i, out);
+		cr_expect(strstr(out, "secbpf: import-oci: ") && strstr(out, cases[i].want),
+			  "case %zu: want '%s' in: %s", i, cases[i].want, out);
+	}
+}
+
+static const char *abi_probe(void)
+{
+	static char path[4200];
+
+	return test_probe(path, sizeof(path), "SECBPF_ABI_PROBE", scratch, "abi_probe", "");
+}
+
+/* `secbpf run -f OBJ -- CMD`, leak checking for secbpf, not for CMD. */
+static int run_under(const char *obj, const char *cmd)
+{
+	return test_shell(out, sizeof(out), "ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- %s",
+			  getenv("SECBPF"), obj, cmd);
+}
+
+Test(oci_equiv, kernel_denies_with_the_profiles_errno)
+{
+	const char *obj = import_and_build("feature-errno", "");
+	char dir[4200];
+
+	snprintf(dir, sizeof(dir), "%s/made", scratch);
+	cr_assert_neq(test_shell(out, sizeof(out),
+				 "ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- mkdir '%s'",
+				 getenv("SECBPF"), obj, dir),
+		      0, "mkdir ran under the filter: %s", out);
+	cr_expect(strstr(out, "Permission denied"), "mkdir did not get EACCES (13): %s", out);
+	cr_expect_neq(access(dir, F_OK), 0, "the directory was made");
+	/* what the profile does not name is allowed (defaultAction ALLOW) */
+	cr_expect_eq(run_under(obj, "true"), 0, "%s", out);
+}
+
+Test(oci_equiv, kernel_docker_default_and_its_stub)
+{
+	const char *obj = import_and_build("docker-default", "");
+
+	cr_expect_eq(run_under(obj, "mkdir -p /tmp"), 0, "%s", out);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' i386 20", abi_probe()), 0, "%s", out);
+	if (strcmp(out, "ret=0\n"))
+		cr_skip_test("this kernel has no i386 syscalls for 64-bit processes (int $0x80)");
+	/* acct (i386 51) is not allowed without CAP_SYS_PACCT: EPERM */
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' i386 51 0",
+				getenv("SECBPF"), obj, abi_probe()),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "ret=1\n");
+	/* statmount (i386 457) is newer than any syscall libseccomp 2.5.4
+	 * names in the profile: runc's stub answers ENOSYS */
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' i386 457 0",
+				getenv("SECBPF"), obj, abi_probe()),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "ret=38\n");
+}
+
+Test(oci_equiv, kernel_args_option_reads_int_arguments_as_the_kernel)
+{
+	const char *runc_like = import_and_build("docker-default", "");
+	char kernel_like[4200];
+
+	snprintf(kernel_like, sizeof(kernel_like), "%s", runc_like);
+	strcpy(strrchr(kernel_like, '/') + 1, "docker-kernel-args.bpf.o");
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"'%s' import-oci '%s' --kernel-args -o '%s/k.bpf.c' && '%s' cc "
+				"'%s/k.bpf.c' -o '%s'",
+				getenv("SECBPF"), profile_path("docker-default"), scratch,
+				getenv("SECBPF"), scratch, kernel_like),
+		     0, "%s", out);
+	/* AF_VSOCK (40) is denied by both */
+	cr_assert_eq(
+		test_shell(out, sizeof(out),
+			   "ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' socket 40 1 0",
+			   getenv("SECBPF"), runc_like, abi_probe()),
+		0, "%s", out);
+	cr_expect_str_eq(out, "socket=1\n");
+	/* 40 | 1<<32: runc's comparison sees no 40 and lets the kernel make an
+	 * AF_VSOCK socket (or fail for want of the module); --kernel-args
+	 * compares what the kernel reads, 40, and denies it */
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' socket "
+				"0x100000028 1 0",
+				getenv("SECBPF"), runc_like, abi_probe()),
+		     0, "%s", out);
+	cr_expect_str_neq(out, "socket=1\n", "the runc-like import denied it: %s", out);
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' socket "
+				"0x100000028 1 0",
+				getenv("SECBPF"), kernel_like, abi_probe()),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "socket=1\n");
+	/* an ordinary socket still works under both */
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"ASAN_OPTIONS=detect_leaks=0 '%s' run -f '%s' -- '%s' socket 1 1 0",
+				getenv("SECBPF"), kernel_like, abi_probe()),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "socket=0\n");
 }
