@@ -664,3 +664,32 @@ Test(oci_equiv, kernel_args_option_reads_int_arguments_as_the_kernel)
 		     0, "%s", out);
 	cr_expect_str_eq(out, "socket=0\n");
 }
+
+Test(oci_equiv, import_set_gives_the_knobs_defaults)
+{
+	const char *obj = import_and_build(
+		"docker-default", "--set caps=0x200000 --set kernel_major=4 --set kernel_minor=4");
+
+	/* clone3 is allowed with CAP_SYS_ADMIN, ENOSYS without */
+	cr_assert_eq(
+		test_shell(out, sizeof(out), "'%s' test '%s' --nr clone3", getenv("SECBPF"), obj),
+		0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' test '%s' --set caps=0 --nr clone3",
+				getenv("SECBPF"), obj),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(38)\n");
+	/* ptrace needs kernel 4.8 in Docker's profile */
+	cr_assert_eq(
+		test_shell(out, sizeof(out), "'%s' test '%s' --nr ptrace", getenv("SECBPF"), obj),
+		0, "%s", out);
+	cr_expect_str_eq(out, "ERRNO(1)\n");
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' test '%s' --set kernel_minor=8 --nr ptrace",
+				getenv("SECBPF"), obj),
+		     0, "%s", out);
+	cr_expect_str_eq(out, "ALLOW\n");
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' import-oci '%s' --set nosuch=1",
+				getenv("SECBPF"), profile_path("docker-default")),
+		     2, "%s", out);
+	cr_expect(strstr(out, "--set nosuch: no such knob"), "%s", out);
+}
