@@ -168,6 +168,14 @@ static bool arg_narrow(const struct arch_plan *a, const struct entry *e, unsigne
 	return t && (t->narrow & (1u << index));
 }
 
+/* A value as the filter compares it: decimal when small, else (and masks)
+ * hex. */
+static void print_value(FILE *f, uint64_t v, bool narrow, bool hex)
+{
+	fprintf(f, v < 0x10000 && !hex ? "%llu%s" : "0x%llx%s", (unsigned long long)v,
+		narrow ? "U" : "ULL");
+}
+
 static void print_cond(FILE *f, const struct arch_plan *a, const struct entry *e,
 		       const struct oci_cond *c, const struct oci_emit_opts *o)
 {
@@ -175,14 +183,19 @@ static void print_cond(FILE *f, const struct arch_plan *a, const struct entry *e
 	bool narrow = arg_narrow(a, e, c->index, o);
 	uint64_t v = narrow ? (uint32_t)c->value : c->value;
 	uint64_t v2 = narrow ? (uint32_t)c->value_two : c->value_two;
-	char arg[40];
 
-	snprintf(arg, sizeof(arg), narrow ? "(__u32)ctx->args[%u]" : "ctx->args[%u]", c->index);
 	if (c->op == OCI_MASKED_EQ)
-		fprintf(f, "(%s & 0x%llxULL) == 0x%llxULL", arg, (unsigned long long)v,
-			(unsigned long long)v2);
-	else
-		fprintf(f, "%s %s 0x%llxULL", arg, ops[c->op], (unsigned long long)v);
+		fprintf(f, "(");
+	fprintf(f, narrow ? "(__u32)ctx->args[%u]" : "ctx->args[%u]", c->index);
+	if (c->op == OCI_MASKED_EQ) {
+		fprintf(f, " & ");
+		print_value(f, v, narrow, true);
+		fprintf(f, ") == ");
+		print_value(f, v2, narrow, true);
+		return;
+	}
+	fprintf(f, " %s ", ops[c->op]);
+	print_value(f, v, narrow, false);
 }
 
 /* One "if (...) return ACTION;" with the conditions conds[0..n-1]. */
@@ -203,7 +216,11 @@ static void print_if(FILE *f, const struct arch_plan *a, const struct entry *e,
 	}
 	fprintf(f, ")\n\t\t\treturn ");
 	print_action(f, e->rule->action);
-	fprintf(f, "; /* syscalls[%zu] */\n", e->rule->index);
+	if (e->mux)
+		fprintf(f, "; /* syscalls[%zu]: %s through %s */\n", e->rule->index, e->name,
+			e->nr == X86_IPC ? "ipc" : "socketcall");
+	else
+		fprintf(f, "; /* syscalls[%zu] */\n", e->rule->index);
 }
 
 /* The conditions of e (args[0] replaced on a multiplexer), as libseccomp
