@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/number.h"
 #include "oci/profile.h"
@@ -36,8 +37,8 @@ static void import_oci_usage(FILE *f)
 		"                   socket(40 | 1<<32, ...) passes a rule against 40\n"
 		"  -h, --help       show this help\n"
 		"\n"
-		"The knobs stay const volatile globals of the filter: `secbpf cc`, `run` and\n"
-		"`compile` take --set for them too. Exit status: 0, or 2 on bad input.\n",
+		"The knobs stay const volatile globals of the filter: `secbpf run`, `test`\n"
+		"and `compile` take --set for them too. Exit status: 0, or 2 on bad input.\n",
 		(unsigned long long)oci_docker_default_caps);
 }
 
@@ -121,6 +122,8 @@ int cmd_import_oci(int argc, char **argv)
 		cli_error("import-oci", "%s: %s", out, strerror(errno));
 		rc = -EIO;
 	}
+	if (rc && out)
+		unlink(out); /* no half-written filter */
 	oci_profile_free(&p);
 	return rc ? EXIT_USAGE : 0;
 }
