@@ -256,6 +256,8 @@ struct compare {
 	uint32_t arg_nrs[3][1024]; /* by ABI: x86_64, x32, i386: the numbers with args rules */
 	size_t narg_nrs[3];
 	unsigned inputs, ebpf_inputs, mismatches, ebpf_mismatches;
+	/* instructions the kernel runs per allowed x86_64 syscall (args 0) */
+	unsigned long steps_runc, steps_secbpf, allowed;
 };
 
 static void compare_one(struct compare *c, const struct seccomp_data *sd, bool ebpf)
@@ -272,6 +274,16 @@ static void compare_one(struct compare *c, const struct seccomp_data *sd, bool e
 			     (unsigned long long)sd->args[1], (unsigned long long)sd->args[2],
 			     (unsigned long long)sd->args[3], (unsigned long long)sd->args[4],
 			     (unsigned long long)sd->args[5], want, got);
+	if (sd->arch == AUDIT_ARCH_X86_64 && !(sd->nr & X32_BIT) && !sd->args[0] && !sd->args[1] &&
+	    want == SECCOMP_RET_ALLOW && ebpf) {
+		struct cbpf_sim_state st;
+
+		cbpf_sim_exec(c->runc->insns, c->runc->len, sd, &st);
+		c->steps_runc += st.steps;
+		cbpf_sim_exec(c->secbpf->insns, c->secbpf->len, sd, &st);
+		c->steps_secbpf += st.steps;
+		c->allowed++;
+	}
 	if (!ebpf)
 		return;
 	c->ebpf_inputs++;
@@ -445,6 +457,11 @@ static void check_profile(const char *name, const struct knobs *k, size_t nk)
 		       "inputs, %u mismatches (eBPF)\n",
 		       name, v[0], v[1], v[2], c.inputs, c.mismatches, c.ebpf_inputs,
 		       c.ebpf_mismatches);
+		if (c.allowed)
+			printf("oci_equiv: %s: %lu allowed x86_64 syscalls, instructions run per "
+			       "syscall: secbpf %.1f, runc (libseccomp + stub) %.1f\n",
+			       name, c.allowed, (double)c.steps_secbpf / (double)c.allowed,
+			       (double)c.steps_runc / (double)c.allowed);
 		cr_expect_eq(c.mismatches, 0, "%s: %u of %u inputs differ from runc's filter", name,
 			     c.mismatches, c.inputs);
 		cr_expect_eq(c.ebpf_mismatches, 0, "%s: %u of %u eBPF runs differ", name,
