@@ -256,7 +256,7 @@ struct compare {
 	uint32_t arg_nrs[3][1024]; /* by ABI: x86_64, x32, i386: the numbers with args rules */
 	size_t narg_nrs[3];
 	unsigned inputs, ebpf_inputs, mismatches, ebpf_mismatches;
-	/* instructions the kernel runs per allowed x86_64 syscall (args 0) */
+	/* instructions the kernel runs per allowed x86_64 syscall, arguments 0 */
 	unsigned long steps_runc, steps_secbpf, allowed;
 };
 
@@ -274,8 +274,10 @@ static void compare_one(struct compare *c, const struct seccomp_data *sd, bool e
 			     (unsigned long long)sd->args[1], (unsigned long long)sd->args[2],
 			     (unsigned long long)sd->args[3], (unsigned long long)sd->args[4],
 			     (unsigned long long)sd->args[5], want, got);
-	if (sd->arch == AUDIT_ARCH_X86_64 && !(sd->nr & X32_BIT) && !sd->args[0] && !sd->args[1] &&
-	    want == SECCOMP_RET_ALLOW && ebpf) {
+	static const uint64_t zero[6];
+
+	if (sd->arch == AUDIT_ARCH_X86_64 && !(sd->nr & X32_BIT) &&
+	    !memcmp(sd->args, zero, sizeof(zero)) && want == SECCOMP_RET_ALLOW) {
 		struct cbpf_sim_state st;
 
 		cbpf_sim_exec(c->runc->insns, c->runc->len, sd, &st);
