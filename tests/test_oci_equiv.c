@@ -258,6 +258,8 @@ struct compare {
 	unsigned inputs, ebpf_inputs, mismatches, ebpf_mismatches;
 	/* instructions the kernel runs per allowed x86_64 syscall, arguments 0 */
 	unsigned long steps_runc, steps_secbpf, allowed;
+	/* x86_64 numbers in the kernel's constant-allow cache, per filter */
+	unsigned const_runc, const_secbpf, const_lost;
 };
 
 static void compare_one(struct compare *c, const struct seccomp_data *sd, bool ebpf)
@@ -387,6 +389,16 @@ static void compare_all(struct compare *c)
 			sd.nr = (int)(i < ranges[r].count ? ranges[r].base + i
 							  : odd[i - ranges[r].count]);
 			compare_one(c, &sd, true);
+			if (sd.arch == AUDIT_ARCH_X86_64) {
+				bool r = cbpf_sim_const_allow(c->runc->insns, c->runc->len, sd.arch,
+							      (uint32_t)sd.nr);
+				bool b = cbpf_sim_const_allow(c->secbpf->insns, c->secbpf->len,
+							      sd.arch, (uint32_t)sd.nr);
+
+				c->const_runc += r;
+				c->const_secbpf += b;
+				c->const_lost += r && !b;
+			}
 			ebpf_args = has_arg_rules(c, &sd);
 			if (!ebpf_args && i % 16)
 				continue;
@@ -464,6 +476,13 @@ static void check_profile(const char *name, const struct knobs *k, size_t nk)
 			       "syscall: secbpf %.1f, runc (libseccomp + stub) %.1f\n",
 			       name, c.allowed, (double)c.steps_secbpf / (double)c.allowed,
 			       (double)c.steps_runc / (double)c.allowed);
+		printf("oci_equiv: %s: x86_64/x32 numbers the kernel allows without running the "
+		       "filter: secbpf %u, runc %u\n",
+		       name, c.const_secbpf, c.const_runc);
+		cr_expect_eq(c.const_lost, 0,
+			     "%s: %u numbers runc's filter has in the kernel's "
+			     "constant-allow cache, secbpf's not",
+			     name, c.const_lost);
 		cr_expect_eq(c.mismatches, 0, "%s: %u of %u inputs differ from runc's filter", name,
 			     c.mismatches, c.inputs);
 		cr_expect_eq(c.ebpf_mismatches, 0, "%s: %u of %u eBPF runs differ", name,
