@@ -186,6 +186,7 @@ int cmd_map(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sys(int argc, char **argv);
+int cmd_import_oci(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
