@@ -923,3 +923,75 @@ Test(cbpf_paths, costly_word_computed_once)
 	runtime_free(c.rt);
 	cbpf_prog_free(&c.cp);
 }
+
+/* The low bits of x laid on the set bits of mask (x86's pdep). */
+static uint64_t deposit(uint64_t x, uint64_t mask)
+{
+	uint64_t r = 0, bit;
+
+	for (bit = 1; mask; bit <<= 1) {
+		uint64_t low = mask & -mask;
+
+		if (x & bit)
+			r |= low;
+		mask &= mask - 1;
+	}
+	return r;
+}
+
+/*
+ * tests/cbpf/known.bpf.c: arch folded in its cell, .rodata tables indexed
+ * by a few bits, shifts and products of a key with few values. The filter
+ * has no USER_NOTIF at all, and matches the interpreter on every value of
+ * each key (x), with the other operands at their edges (y).
+ */
+Test(cbpf_compile, known_constants_and_keys, .timeout = 120)
+{
+	static const uint32_t arches[] = { AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64 };
+	uint64_t ys[40];
+	struct diff_result res = { 0 };
+	struct compiled c;
+	uint32_t i, ny = 0, a, nr, x, y;
+
+	c.obj = build("tests/cbpf/known.bpf.c");
+	compile_obj(&c, false);
+	cr_assert(!c.cp.needs_supervisor, "%u cells need the supervisor", c.cp.notif_cells);
+	for (i = 0; i < c.cp.len; i++)
+		cr_assert(!(BPF_CLASS(c.cp.insns[i].code) == BPF_RET &&
+			    c.cp.insns[i].k == SECCOMP_RET_USER_NOTIF),
+			  "insn %u returns USER_NOTIF", i);
+	differential(&c, 16);
+	for (i = 0; i <= 16; i++) /* (y << s) >> 40 == 0x12 for s = 0..15 */
+		ys[ny++] = 0x12ull << (40 - i);
+	for (i = 0; i < 6; i++) {
+		ys[ny++] = i;
+		ys[ny++] = (uint64_t)-(int64_t)i;
+	}
+	ys[ny++] = 0xfffffffdull;
+	ys[ny++] = 0x100000001ull;
+	ys[ny++] = 0x8000000000000000ull;
+	ys[ny++] = 0x123456789abcdefull;
+	for (a = 0; a < 2; a++)
+		for (nr = 0; nr < 9; nr++)
+			for (x = 0; x < 256; x++)
+				for (y = 0; y < ny; y++) {
+					struct seccomp_data sd = {
+						.nr = (int)nr,
+						.arch = arches[a],
+						.instruction_pointer =
+							deposit(x, 0xc000003e) | (ys[y] & ~0xc000003eull),
+						.args = { x, ys[y], x, x, x, x },
+					};
+
+					if (!diff_one(c.rt, &c.cp, &sd, &res))
+						cr_assert_fail("%s", res.msg);
+					sd.args[0] = x | ys[y] << 32;
+					sd.args[1] = x;
+					sd.args[2] = ys[y] & ~63ull ? x | (ys[y] & ~63ull) : ys[y];
+					sd.args[3] = x | (ys[y] & ~0xffull);
+					if (!diff_one(c.rt, &c.cp, &sd, &res))
+						cr_assert_fail("%s", res.msg);
+				}
+	cr_log_info("known: %u insns, %llu runs", c.cp.len, (unsigned long long)res.runs);
+	release(&c);
+}

@@ -187,6 +187,36 @@ bool cbpf_cond_holds_for(const struct cbpf_cond *c, uint64_t a, uint64_t b);
 bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo,
 		   uint32_t hi, struct cbpf_nr_split *sp);
 
+/* ---- keys: sub-expressions with few values (keys.c) ---- */
+
+#define CBPF_KEY_MAX_VALUES 256
+
+/* A residual's sub-expression with at most CBPF_KEY_MAX_VALUES values:
+ * node itself (replaced by each value), or the count of the shifts by
+ * shift_count (eBPF masks it: key = shift_count & 63). */
+struct cbpf_key {
+	const struct cbpf_expr *key;	/* what the search tree tests; lowers */
+	const struct cbpf_expr *node;
+	const struct cbpf_expr *shift_count;
+	uint64_t vals[CBPF_KEY_MAX_VALUES];	/* every value key may take, sorted */
+	uint32_t n;
+};
+
+/* Keys of a and b (either may be NULL) with at most max_values values,
+ * fewest values first, into out (room for 8). Returns how many. */
+uint32_t cbpf_keys_find(struct cbpf_store *s, const struct cbpf_expr *a, const struct cbpf_expr *b,
+			uint32_t max_values, struct cbpf_key *out);
+/* e where k's key is v, folded. */
+const struct cbpf_expr *cbpf_key_subst(struct cbpf_store *s, const struct cbpf_key *k,
+				       const struct cbpf_expr *e, uint64_t v);
+/* A search tree on k's key that reaches leaf[i] where it is vals[i]. */
+struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key *k,
+				     struct cbpf_rnode **leaf);
+/* The residual branch "if c then t else f" (c's neg applied); when c has no
+ * cBPF lowering, split on a key so that it needs none. NULL on oom. */
+struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+				   struct cbpf_rnode *t, struct cbpf_rnode *f);
+
 /* ---- postorder walks of the back end's DAGs (dag.c) ---- */
 
 /* Nodes in postorder: every node after the nodes it reaches. */

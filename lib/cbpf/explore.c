@@ -62,7 +62,7 @@ enum abs_val_kind {
 	CV_SCALAR,	/* e */
 	CV_CTX,		/* pointer to seccomp_data + off */
 	CV_STACK,	/* frame's r10 + off */
-	CV_RODATA,	/* .rodata map + off: frozen, loads fold */
+	CV_RODATA,	/* .rodata map + off (+ e if not NULL): frozen, loads fold */
 	CV_STATE,	/* a map, global data or function: needs the supervisor */
 };
 
@@ -166,17 +166,9 @@ static int explore_record_arg_compare(struct cbpf_cc *cc, uint32_t pc, const str
 static struct cbpf_rnode *explore_branch(struct cbpf_cc *cc, const struct cbpf_cond *c,
 					 struct cbpf_rnode *t, struct cbpf_rnode *f)
 {
-	struct cbpf_rnode n = {
-		.kind = CBPF_R_BRANCH, .op = c->op, .sgn = c->sgn, .is32 = c->is32,
-		.a = c->a, .b = c->b,
-	};
-
-	/* Both ways end the same: no test needed. */
-	if (t == f)
-		return t;
-	n.t = c->neg ? f : t;
-	n.f = c->neg ? t : f;
-	return cbpf_rnode_intern(&cc->store, &n);
+	/* Both ways end the same: no test needed. A test with no cBPF of its
+	 * own is split on a key with few values when it has one. */
+	return cbpf_key_branch(&cc->store, c, t, f);
 }
 
 /* ---- the exploration ---- */
@@ -516,6 +508,23 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 			*dst = *ptr;
 			return EXPLORE_CONT;
 		}
+		/* A .rodata pointer plus a variable: an index into a table,
+		 * kept as an expression (loads split on its values). */
+		if (ptr->kind == CV_RODATA && !is32 && num->kind == CV_SCALAR &&
+		    num->e->kind != CBPF_X_CONST &&
+		    (op == BPF_ADD || (op == BPF_SUB && ptr == dst))) {
+			const struct cbpf_expr *idx = num->e;
+
+			if (op == BPF_SUB)
+				idx = cbpf_expr_unary(&cc->store, CBPF_X_NEG, false, 0, idx);
+			res = *ptr;
+			res.e = res.e ? cbpf_expr_alu(&cc->store, BPF_ADD, false, false, res.e, idx)
+				      : idx;
+			if (!res.e)
+				return explore_null_expr(cc);
+			*dst = res;
+			return EXPLORE_CONT;
+		}
 		if (is32 || num->kind != CV_SCALAR || num->e->kind != CBPF_X_CONST ||
 		    (op != BPF_ADD && !(op == BPF_SUB && ptr == dst)))
 			return EXPLORE_NOTIF;
@@ -784,6 +793,106 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	return EXPLORE_DONE;
 }
 
+/*
+ * A load from .rodata at a variable offset (a table lookup): the offset
+ * must depend on the data through a key with few values, each giving an
+ * offset inside the table. The path goes on once per distinct value read,
+ * and a search tree on the key picks among them. Else the supervisor's.
+ */
+static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
+			       const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
+{
+	const struct abs_val *p = &st->r[in->src_reg];
+	const struct object_map *m = &cc->obj->maps[p->map];
+	unsigned size = insn_size_bytes(in->code);
+	struct cbpf_rnode **leaf = NULL;
+	const struct cbpf_expr *off;
+	struct cbpf_key *keys = NULL, *k = NULL;
+	uint64_t *loaded = NULL;
+	uint32_t nk, i, j, ndistinct = 0;
+	int rc = EXPLORE_NOTIF;
+
+	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+		return explore_reject(cc, st->pc, "unknown load mode");
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	off = cbpf_expr_alu(&cc->store, BPF_ADD, false, false, p->e,
+			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
+	keys = calloc(8, sizeof(*keys));
+	loaded = calloc(CBPF_KEY_MAX_VALUES, sizeof(*loaded));
+	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
+	if (!keys || !loaded || !leaf) {
+		rc = err_set(cc->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!off) {
+		rc = explore_null_expr(cc);
+		goto out;
+	}
+	nk = cbpf_keys_find(&cc->store, off, NULL, CBPF_KEY_MAX_VALUES, keys);
+	/* The first key whose every value gives an offset inside the table. */
+	for (i = 0; i < nk && !k; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *o = cbpf_key_subst(&cc->store, &keys[i], off,
+								   keys[i].vals[j]);
+			uint64_t v = 0;
+
+			if (!o || o->kind != CBPF_X_CONST || o->imm > m->value_size ||
+			    size > m->value_size - o->imm)
+				break;
+			if (m->init_data)
+				memcpy(&v, m->init_data + o->imm, size);
+			if (BPF_MODE(in->code) == BPF_MEMSX)
+				v = cbpf_sign_extend(v, size * 8);
+			loaded[j] = v;
+		}
+		if (j == keys[i].n)
+			k = &keys[i];
+	}
+	cc->store.too_big = false;
+	if (!k || cc->store.oom) {
+		rc = cc->store.oom ? explore_null_expr(cc) : EXPLORE_NOTIF;
+		goto out;
+	}
+	/* Each distinct value read: the rest of the path, explored once. */
+	for (j = 0; j < k->n; j++) {
+		struct explore_state *fork;
+
+		for (i = 0; i < j; i++)
+			if (loaded[i] == loaded[j])
+				break;
+		if (i < j) {
+			leaf[j] = leaf[i];
+			continue;
+		}
+		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
+			rc = EXPLORE_GIVEUP;
+			goto out;
+		}
+		fork = malloc(sizeof(*fork));
+		if (!fork) {
+			rc = err_set(cc->err, ENOMEM, "out of memory");
+			goto out;
+		}
+		*fork = *st;
+		fork->r[in->dst_reg] = val_scalar(cbpf_expr_const(&cc->store, loaded[j]));
+		fork->r[in->dst_reg].origin = st->pc;
+		fork->pc = st->pc + 1;
+		rc = fork->r[in->dst_reg].e ? explore_run(cc, fork, &leaf[j], depth + 1)
+					    : explore_null_expr(cc);
+		free(fork);
+		if (rc != EXPLORE_DONE)
+			goto out;
+	}
+	*out = cbpf_key_dispatch(&cc->store, k, leaf);
+	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+out:
+	free(leaf);
+	free(loaded);
+	free(keys);
+	return rc;
+}
+
 static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
 {
 	uint32_t target = st->pc + 1 + in->imm, i;
@@ -890,6 +999,17 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		case BPF_LDX:
 			if (in->dst_reg >= 10)
 				return explore_reject(cc, st->pc, "write to r10");
+			if (in->src_reg < 11 && st->r[in->src_reg].kind == CV_RODATA &&
+			    st->r[in->src_reg].e) {
+				if (depth >= EXPLORE_MAX_DEPTH)
+					return EXPLORE_GIVEUP;
+				rc = explore_rodata_fork(cc, st, in, out, depth);
+				if (rc == EXPLORE_NOTIF) {
+					*out = cc->notif;
+					return EXPLORE_DONE;
+				}
+				return rc;
+			}
 			origin = explore_origin(st, in);
 			rc = explore_ldx(cc, st, in);
 			explore_set_origin(st, in, origin);
