@@ -995,3 +995,80 @@ Test(cbpf_compile, known_constants_and_keys, .timeout = 120)
 	cr_log_info("known: %u insns, %llu runs", c.cp.len, (unsigned long long)res.runs);
 	release(&c);
 }
+
+/*
+ * A stateless program that still needs the supervisor says why: the eBPF
+ * instruction, its C line (BTF line info) and the operation, in the
+ * compiled program and in `secbpf compile --format asm`.
+ */
+Test(cbpf_compile, punts_name_their_line_and_operation)
+{
+	static const char src[] =
+		"#include <secbpf/filter.h>\n"
+		"SEC(\"seccomp\") int punts(struct seccomp_data *ctx)\n"
+		"{\n"
+		"	if (ctx->nr == 3 && ctx->args[0] / ctx->args[1] == 3)\n"
+		"		return SECCOMP_RET_ERRNO | 1;\n"
+		"	if (ctx->nr == 4 && ctx->args[0] * ctx->args[1] == 0x100000000ULL)\n"
+		"		return SECCOMP_RET_ERRNO | 2;\n"
+		"	return SECCOMP_RET_ALLOW;\n"
+		"}\n"
+		"char _license[] SEC(\"license\") = \"GPL\";\n";
+	char dir[] = "/tmp/secbpf-punts-XXXXXX", path[64], obj[64], cmd[1024], out[4096];
+	bool div = false, mul = false;
+	struct secbpf_err err = { { 0 } };
+	struct compiled c;
+	FILE *f;
+	size_t n;
+	uint32_t i;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/punts.bpf.c", dir);
+	snprintf(obj, sizeof(obj), "%s/punts.bpf.o", dir);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs(src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
+		 "-I'%s/include' -c '%s' -o '%s'",
+		 source_dir(), path, obj);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	c.obj = object_open_file(obj, &err);
+	cr_assert(c.obj, "%s", err.msg);
+	compile_obj(&c, false);
+	cr_assert(c.cp.needs_supervisor);
+	for (i = 0; i < c.cp.npunts; i++) {
+		const struct cbpf_punt *u = &c.cp.punts[i];
+		const struct object_line *l = object_prog_line(c.prog, u->insn);
+
+		cr_assert(l && l->file, "punt at insn %u has no line", u->insn);
+		if (!strcmp(u->why, "64-bit division or modulo by a variable")) {
+			cr_assert_eq(l->line, 4);
+			div = true;
+		} else if (!strcmp(u->why, "64-bit multiplication")) {
+			cr_assert_eq(l->line, 6);
+			mul = true;
+		} else {
+			cr_assert_fail("unexpected reason '%s'", u->why);
+		}
+	}
+	cr_assert(div && mul, "%u reasons", c.cp.npunts);
+	differential(&c, 4);
+	release(&c);
+
+	snprintf(cmd, sizeof(cmd), "'%s' compile '%s' --format asm", getenv("SECBPF"), obj);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	cr_assert_eq(pclose(f), 0, "%s", out);
+	cr_assert(strstr(out, "# supervised: ") && strstr(out, "punts.bpf.c:4 (insn ") &&
+			  strstr(out, "): 64-bit division or modulo by a variable\n") &&
+			  strstr(out, "punts.bpf.c:6 (insn ") &&
+			  strstr(out, "ctx->args[0] * ctx->args[1] == 0x100000000ULL"),
+		  "%s", out);
+	unlink(path);
+	unlink(obj);
+	rmdir(dir);
+}

@@ -70,6 +70,7 @@ struct cbpf_rnode {
 	bool sgn, is32;
 	const struct cbpf_expr *a, *b, *ret;
 	struct cbpf_rnode *t, *f;
+	uint32_t insn;		/* the eBPF jump that first made it (not identity) */
 	/* back end scratch */
 	uint32_t out_label;	/* where the code of this outcome starts */
 	uint32_t code_size;	/* instructions of its own test (an estimate) */
@@ -215,7 +216,15 @@ struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key
 /* The residual branch "if c then t else f" (c's neg applied); when c has no
  * cBPF lowering, split on a key so that it needs none. NULL on oom. */
 struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
-				   struct cbpf_rnode *t, struct cbpf_rnode *f);
+				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn);
+
+/* ---- why the supervisor decides (explore.c, lower.c) ---- */
+
+/* Note in p that insn needs the supervisor because of why (each pair
+ * once, at most CBPF_PUNT_MAX). 0 or -ENOMEM. */
+int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why);
+/* The operation of n's test that has no cBPF lowering, in words. */
+const char *cbpf_lower_why(const struct cbpf_rnode *n);
 
 /* ---- postorder walks of the back end's DAGs (dag.c) ---- */
 
@@ -424,6 +433,7 @@ int cbpf_guard_emit_targets(struct cbpf_asm *m, const struct cbpf_guard_target *
 
 struct cbpf_layout {
 	struct cbpf_asm m;
+	struct cbpf_prog *out;		/* punts are noted in it */
 	struct cbpf_plan *plan;
 	struct cbpf_postorder order;	/* residual nodes, parents last */
 	uint32_t mark;			/* generation for rnode mark */

@@ -253,13 +253,14 @@ struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key
 }
 
 static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
-				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth);
+				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth,
+				     uint32_t insn);
 
 /* c split on key k; NULL if some value leaves a condition that does not
  * lower (or memory ran out). */
 static struct cbpf_rnode *key_split_cond(struct cbpf_store *s, const struct cbpf_cond *c,
 					 const struct cbpf_key *k, struct cbpf_rnode *t,
-					 struct cbpf_rnode *f, unsigned depth)
+					 struct cbpf_rnode *f, unsigned depth, uint32_t insn)
 {
 	struct cbpf_rnode **leaf = calloc(k->n, sizeof(*leaf)), *r = NULL;
 	uint32_t i;
@@ -278,7 +279,7 @@ static struct cbpf_rnode *key_split_cond(struct cbpf_store *s, const struct cbpf
 		if (ci.a->kind == CBPF_X_CONST && ci.b->kind == CBPF_X_CONST)
 			leaf[i] = cbpf_cond_holds_for(&ci, ci.a->imm, ci.b->imm) != c->neg ? t : f;
 		else
-			leaf[i] = key_branch(s, &ci, t, f, depth + 1);
+			leaf[i] = key_branch(s, &ci, t, f, depth + 1, insn);
 		if (!leaf[i])
 			goto out;
 	}
@@ -291,14 +292,16 @@ out:
 /* The branch on c, split on a key if c does not lower; NULL if no key
  * makes it lower. */
 static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
-				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth)
+				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth,
+				     uint32_t insn)
 {
 	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
 				.op = c->op,
 				.sgn = c->sgn,
 				.is32 = c->is32,
 				.a = c->a,
-				.b = c->b };
+				.b = c->b,
+				.insn = insn };
 	struct cbpf_key *keys;
 	uint32_t nk, i;
 	struct cbpf_rnode *r = NULL;
@@ -320,25 +323,26 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	nk = cbpf_keys_find(s, c->a, c->b, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES,
 			    keys);
 	for (i = 0; i < nk && !r && !s->oom; i++)
-		r = key_split_cond(s, c, &keys[i], t, f, depth);
+		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
 	free(keys);
 	return r;
 }
 
 struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
-				   struct cbpf_rnode *t, struct cbpf_rnode *f)
+				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn)
 {
 	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
 				.op = c->op,
 				.sgn = c->sgn,
 				.is32 = c->is32,
 				.a = c->a,
-				.b = c->b };
+				.b = c->b,
+				.insn = insn };
 	struct cbpf_rnode *r;
 
 	if (t == f)
 		return t;
-	r = key_branch(s, c, t, f, 0);
+	r = key_branch(s, c, t, f, 0, insn);
 	if (r || s->oom)
 		return r;
 	s->too_big = false;

@@ -125,7 +125,8 @@ static int note_moved_var(struct loader *ld, struct moved_vars *mv, uint32_t id,
 	const struct loader_sec *ts = &ld->secs[sym->sym.st_shndx];
 	struct moved_var *v;
 
-	if (sym->sym.st_value > ts->shdr.sh_size || vsi->size > ts->shdr.sh_size - sym->sym.st_value)
+	if (sym->sym.st_value > ts->shdr.sh_size ||
+	    vsi->size > ts->shdr.sh_size - sym->sym.st_value)
 		return loader_fail(ld, EINVAL,
 				   "variable '%s' (offset %llu, %u bytes) lies outside section "
 				   "'%s' (%llu bytes); the object is corrupt",
@@ -209,7 +210,8 @@ static int move_sectionless_vars(struct loader *ld, const struct btf *btf, uint3
 
 	for (i = 0; i < btf_vlen(t); i++) {
 		const struct btf_type *v = btf__type_by_id(btf, vsi[i].type);
-		const char *vname = v && btf_is_var(v) ? btf__name_by_offset(btf, v->name_off) : NULL;
+		const char *vname =
+			v && btf_is_var(v) ? btf__name_by_offset(btf, v->name_off) : NULL;
 		const struct loader_sym *s = vname ? find_var_sym_elsewhere(ld, 0, vname) : NULL;
 
 		if (!s)
@@ -337,8 +339,8 @@ static int add_datasec(struct loader *ld, struct btf *dst, const char *name, uin
 			id = -1;
 	}
 	if (id <= 0)
-		return loader_fail(ld, EINVAL, "cannot rebuild BTF DATASEC '%s' (libbpf: %s)",
-				   name, strerror(errno));
+		return loader_fail(ld, EINVAL, "cannot rebuild BTF DATASEC '%s' (libbpf: %s)", name,
+				   strerror(errno));
 	return id;
 }
 
@@ -409,13 +411,14 @@ static int regroup_datasecs(struct loader *ld, const struct btf *src, const stru
 		if (!btf_is_datasec(t)) {
 			got = btf__add_type(dst, src, t);
 			if (got != (int)id)
-				ret = loader_fail(ld, EINVAL, "cannot copy BTF type %u (libbpf: %s)",
-						  id, strerror(errno));
+				ret = loader_fail(ld, EINVAL,
+						  "cannot copy BTF type %u (libbpf: %s)", id,
+						  strerror(errno));
 			continue;
 		}
-		got = add_datasec(ld, dst, name, t->size, vsi,
-				  gather_entries(mv, id, t, loader_find_section(ld, name), placed,
-						 vsi));
+		got = add_datasec(
+			ld, dst, name, t->size, vsi,
+			gather_entries(mv, id, t, loader_find_section(ld, name), placed, vsi));
 		if (got < 0)
 			ret = got;
 	}
