@@ -294,7 +294,7 @@ static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint
 		/* Bytes we do not know (never written, or lost to a partial
 		 * overwrite of a pointer): let the supervisor run it. */
 		if (!s)
-			return explore_punt(cc, st->pc, 
+			return explore_punt(cc, st->pc,
 					"read of stack bytes that were "
 					"never written or were partly overwritten");
 		if (s->v.kind != CV_SCALAR) {
@@ -793,7 +793,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if ((c.a->deps | c.b->deps) & CBPF_DEP_ARCH)
 		st->arch_tested = true;
 	if (++cc->cell_branches > EXPLORE_CELL_BRANCHES || depth >= EXPLORE_MAX_DEPTH)
-		return explore_giveup(cc, st->pc, 
+		return explore_giveup(cc, st->pc,
 				"more residual branches than the compiler "
 				"follows in one (arch, nr) cell");
 	fork = malloc(sizeof(*fork));
@@ -874,7 +874,7 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 	}
 	cc->store.too_big = false;
 	if (!k || cc->store.oom) {
-		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc, 
+		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc,
 				"a .rodata table indexed by a "
 				"value with too many possible values");
 		goto out;
@@ -891,7 +891,7 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			continue;
 		}
 		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
-			rc = explore_giveup(cc, st->pc, 
+			rc = explore_giveup(cc, st->pc,
 					"more residual branches than the compiler "
 					"follows in one (arch, nr) cell");
 			goto out;
@@ -1011,7 +1011,7 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		int rc;
 
 		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
-			return explore_giveup(cc, st->pc, 
+			return explore_giveup(cc, st->pc,
 					"more instructions explored than the "
 					"compiler's budget (a long loop?)");
 		if (st->pc >= cc->prog->insn_cnt)
