@@ -218,6 +218,10 @@ struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key
 struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
 				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn);
 
+/* A return of v (its low 32 bits), split on a key when it has no cBPF
+ * lowering. NULL on oom. */
+struct cbpf_rnode *cbpf_key_ret(struct cbpf_store *s, const struct cbpf_expr *v, uint32_t insn);
+
 /* ---- why the supervisor decides (explore.c, lower.c) ---- */
 
 /* Note in p that insn needs the supervisor because of why (each pair

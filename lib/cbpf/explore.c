@@ -971,7 +971,7 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	e = cbpf_expr_trunc(&cc->store, st->r[0].e, 32);
 	if (!e)
 		return explore_null_expr(cc);
-	*out = cbpf_rnode_ret(&cc->store, e);
+	*out = cbpf_key_ret(&cc->store, e, st->pc);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
 	ev.insn = st->r[0].origin;

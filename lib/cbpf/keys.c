@@ -351,3 +351,61 @@ struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond 
 	n.f = c->neg ? t : f;
 	return cbpf_rnode_intern(s, &n);
 }
+
+/* A return of v, split on a key while v's low word does not lower. */
+static struct cbpf_rnode *key_ret(struct cbpf_store *s, const struct cbpf_expr *v, unsigned depth,
+				  uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_RET, .ret = v, .insn = insn };
+	struct cbpf_rnode **leaf = NULL, *r = NULL;
+	struct cbpf_asm m = { 0 };
+	struct cbpf_key *keys;
+	uint32_t nk, i, j;
+	int rc = v->kind == CBPF_X_CONST ? 0 : cbpf_lower_lo_word(&m, v, 0);
+
+	rc = rc || m.oom;
+	cbpf_asm_free(&m);
+	if (!rc)
+		return cbpf_rnode_intern(s, &n);
+	if (depth >= KEY_MAX_DEPTH)
+		return NULL;
+	keys = calloc(KEY_MAX_CANDIDATES, sizeof(*keys));
+	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
+	if (!keys || !leaf) {
+		s->oom = true;
+		goto out;
+	}
+	nk = cbpf_keys_find(s, v, NULL, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES, keys);
+	for (i = 0; i < nk && !r && !s->oom; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *vi =
+				cbpf_key_subst(s, &keys[i], v, keys[i].vals[j]);
+
+			leaf[j] =
+				vi ? key_ret(s, cbpf_expr_trunc(s, vi, 32), depth + 1, insn) : NULL;
+			if (!leaf[j])
+				break;
+		}
+		if (j == keys[i].n)
+			r = cbpf_key_dispatch(s, &keys[i], leaf);
+	}
+out:
+	free(leaf);
+	free(keys);
+	return r;
+}
+
+struct cbpf_rnode *cbpf_key_ret(struct cbpf_store *s, const struct cbpf_expr *v, uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_RET, .ret = v, .insn = insn };
+	struct cbpf_rnode *r;
+
+	if (!v)
+		return NULL;
+	r = key_ret(s, v, 0, insn);
+	if (r || s->oom)
+		return r;
+	s->too_big = false;
+	/* No key helps: the plain return, which the layout supervises. */
+	return cbpf_rnode_intern(s, &n);
+}

@@ -53,6 +53,9 @@ int known(struct seccomp_data *ctx)
 		if ((1ULL << (ctx->args[0] & 63)) & 0x8000000400000021ULL)
 			return SECCOMP_RET_ERRNO | 10;
 		return SECCOMP_RET_ALLOW;
+	case 8:
+		/* a returned value of a 64-bit shift by a variable amount */
+		return SECCOMP_RET_ERRNO | ((0x0123456789abcdefULL >> (ctx->args[0] & 63)) & 0xfff);
 	}
 	return SECCOMP_RET_ALLOW;
 }
