@@ -923,3 +923,152 @@ Test(cbpf_paths, costly_word_computed_once)
 	runtime_free(c.rt);
 	cbpf_prog_free(&c.cp);
 }
+
+/* The low bits of x laid on the set bits of mask (x86's pdep). */
+static uint64_t deposit(uint64_t x, uint64_t mask)
+{
+	uint64_t r = 0, bit;
+
+	for (bit = 1; mask; bit <<= 1) {
+		uint64_t low = mask & -mask;
+
+		if (x & bit)
+			r |= low;
+		mask &= mask - 1;
+	}
+	return r;
+}
+
+/*
+ * tests/cbpf/known.bpf.c: arch folded in its cell, .rodata tables indexed
+ * by a few bits, shifts and products of a key with few values. The filter
+ * has no USER_NOTIF at all, and matches the interpreter on every value of
+ * each key (x), with the other operands at their edges (y).
+ */
+Test(cbpf_compile, known_constants_and_keys, .timeout = 120)
+{
+	static const uint32_t arches[] = { AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64 };
+	uint64_t ys[40];
+	struct diff_result res = { 0 };
+	struct compiled c;
+	uint32_t i, ny = 0, a, nr, x, y;
+
+	c.obj = build("tests/cbpf/known.bpf.c");
+	compile_obj(&c, false);
+	cr_assert(!c.cp.needs_supervisor, "%u cells need the supervisor", c.cp.notif_cells);
+	for (i = 0; i < c.cp.len; i++)
+		cr_assert(!(BPF_CLASS(c.cp.insns[i].code) == BPF_RET &&
+			    c.cp.insns[i].k == SECCOMP_RET_USER_NOTIF),
+			  "insn %u returns USER_NOTIF", i);
+	differential(&c, 16);
+	for (i = 0; i <= 16; i++) /* (y << s) >> 40 == 0x12 for s = 0..15 */
+		ys[ny++] = 0x12ull << (40 - i);
+	for (i = 0; i < 6; i++) {
+		ys[ny++] = i;
+		ys[ny++] = (uint64_t)-(int64_t)i;
+	}
+	ys[ny++] = 0xfffffffdull;
+	ys[ny++] = 0x100000001ull;
+	ys[ny++] = 0x8000000000000000ull;
+	ys[ny++] = 0x123456789abcdefull;
+	for (a = 0; a < 2; a++)
+		for (nr = 0; nr < 9; nr++)
+			for (x = 0; x < 256; x++)
+				for (y = 0; y < ny; y++) {
+					struct seccomp_data sd = {
+						.nr = (int)nr,
+						.arch = arches[a],
+						.instruction_pointer =
+							deposit(x, 0xc000003e) | (ys[y] & ~0xc000003eull),
+						.args = { x, ys[y], x, x, x, x },
+					};
+
+					if (!diff_one(c.rt, &c.cp, &sd, &res))
+						cr_assert_fail("%s", res.msg);
+					sd.args[0] = x | ys[y] << 32;
+					sd.args[1] = x;
+					sd.args[2] = ys[y] & ~63ull ? x | (ys[y] & ~63ull) : ys[y];
+					sd.args[3] = x | (ys[y] & ~0xffull);
+					if (!diff_one(c.rt, &c.cp, &sd, &res))
+						cr_assert_fail("%s", res.msg);
+				}
+	cr_log_info("known: %u insns, %llu runs", c.cp.len, (unsigned long long)res.runs);
+	release(&c);
+}
+
+/*
+ * A stateless program that still needs the supervisor says why: the eBPF
+ * instruction, its C line (BTF line info) and the operation, in the
+ * compiled program and in `secbpf compile --format asm`.
+ */
+Test(cbpf_compile, punts_name_their_line_and_operation)
+{
+	static const char src[] =
+		"#include <secbpf/filter.h>\n"
+		"SEC(\"seccomp\") int punts(struct seccomp_data *ctx)\n"
+		"{\n"
+		"	if (ctx->nr == 3 && ctx->args[0] / ctx->args[1] == 3)\n"
+		"		return SECCOMP_RET_ERRNO | 1;\n"
+		"	if (ctx->nr == 4 && ctx->args[0] * ctx->args[1] == 0x100000000ULL)\n"
+		"		return SECCOMP_RET_ERRNO | 2;\n"
+		"	return SECCOMP_RET_ALLOW;\n"
+		"}\n"
+		"char _license[] SEC(\"license\") = \"GPL\";\n";
+	char dir[] = "/tmp/secbpf-punts-XXXXXX", path[64], obj[64], cmd[1024], out[4096];
+	bool div = false, mul = false;
+	struct secbpf_err err = { { 0 } };
+	struct compiled c;
+	FILE *f;
+	size_t n;
+	uint32_t i;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/punts.bpf.c", dir);
+	snprintf(obj, sizeof(obj), "%s/punts.bpf.o", dir);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs(src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
+		 "-I'%s/include' -c '%s' -o '%s'",
+		 source_dir(), path, obj);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	c.obj = object_open_file(obj, &err);
+	cr_assert(c.obj, "%s", err.msg);
+	compile_obj(&c, false);
+	cr_assert(c.cp.needs_supervisor);
+	for (i = 0; i < c.cp.npunts; i++) {
+		const struct cbpf_punt *u = &c.cp.punts[i];
+		const struct object_line *l = object_prog_line(c.prog, u->insn);
+
+		cr_assert(l && l->file, "punt at insn %u has no line", u->insn);
+		if (!strcmp(u->why, "64-bit division or modulo by a variable")) {
+			cr_assert_eq(l->line, 4);
+			div = true;
+		} else if (!strcmp(u->why, "64-bit multiplication")) {
+			cr_assert_eq(l->line, 6);
+			mul = true;
+		} else {
+			cr_assert_fail("unexpected reason '%s'", u->why);
+		}
+	}
+	cr_assert(div && mul, "%u reasons", c.cp.npunts);
+	differential(&c, 4);
+	release(&c);
+
+	snprintf(cmd, sizeof(cmd), "'%s' compile '%s' --format asm", getenv("SECBPF"), obj);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	cr_assert_eq(pclose(f), 0, "%s", out);
+	cr_assert(strstr(out, "# supervised: ") && strstr(out, "punts.bpf.c:4 (insn ") &&
+			  strstr(out, "): 64-bit division or modulo by a variable\n") &&
+			  strstr(out, "punts.bpf.c:6 (insn ") &&
+			  strstr(out, "ctx->args[0] * ctx->args[1] == 0x100000000ULL"),
+		  "%s", out);
+	unlink(path);
+	unlink(obj);
+	rmdir(dir);
+}

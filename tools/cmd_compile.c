@@ -42,6 +42,30 @@ void cli_print_cbpf(FILE *f, const struct cbpf_prog *p)
 	cbpf_disasm_print(f, p->insns, p->len, " ");
 }
 
+/* Each reason the filter returns USER_NOTIF, with the C line that caused
+ * it when the object has line info; every line starts with lead. */
+static void print_punts(FILE *f, const struct cbpf_prog *p, const struct object_prog *prog,
+			const char *lead)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->npunts; i++) {
+		const struct cbpf_punt *u = &p->punts[i];
+		const struct object_line *l =
+			u->insn == CBPF_PUNT_NO_INSN ? NULL : object_prog_line(prog, u->insn);
+
+		if (u->insn == CBPF_PUNT_NO_INSN)
+			fprintf(f, "%ssupervised: %s\n", lead, u->why);
+		else if (l && l->file)
+			fprintf(f, "%ssupervised: %s:%u (insn %u): %s\n", lead, l->file, l->line,
+				u->insn, u->why);
+		else
+			fprintf(f, "%ssupervised: insn %u: %s\n", lead, u->insn, u->why);
+		if (l && l->source)
+			fprintf(f, "%s    %s\n", lead, l->source + strspn(l->source, " \t"));
+	}
+}
+
 static void print_c(FILE *f, const struct cbpf_prog *p, const char *name)
 {
 	uint32_t i;
@@ -129,6 +153,8 @@ int cmd_compile(int argc, char **argv)
 		print_c(f, &p, spec);
 	else
 		cli_print_cbpf(f, &p);
+	if (strcmp(format, "bin"))
+		print_punts(f, &p, t.prog, strcmp(format, "c") ? "# " : "// ");
 	if (ferror(f) || (output && fclose(f))) {
 		cli_error(output ? output : "stdout", "write failed: %m");
 		goto out_prog;

@@ -22,9 +22,21 @@
 
 #define CBPF_MAX_INSNS 4096	/* BPF_MAXINSNS: the kernel's limit per filter */
 
+/* Why some input is left to the supervisor: the eBPF instruction that
+ * caused it (CBPF_PUNT_NO_INSN when none does) and what it does there. */
+#define CBPF_PUNT_NO_INSN UINT32_MAX
+#define CBPF_PUNT_MAX 64
+struct cbpf_punt {
+	uint32_t insn;
+	const char *why;		/* a static string */
+};
+
 struct cbpf_prog {
 	struct sock_filter *insns;	/* malloc'ed */
 	uint32_t len;
+	/* The reasons for USER_NOTIF, each once (at most CBPF_PUNT_MAX); malloc'ed. */
+	struct cbpf_punt *punts;
+	uint32_t npunts;
 	/* Some input gets SECCOMP_RET_USER_NOTIF: a path needs a helper or a
 	 * map, or did not fit in cBPF. Such a filter needs a supervisor. */
 	bool needs_supervisor;

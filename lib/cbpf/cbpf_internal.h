@@ -70,6 +70,7 @@ struct cbpf_rnode {
 	bool sgn, is32;
 	const struct cbpf_expr *a, *b, *ret;
 	struct cbpf_rnode *t, *f;
+	uint32_t insn;		/* the eBPF jump that first made it (not identity) */
 	/* back end scratch */
 	uint32_t out_label;	/* where the code of this outcome starts */
 	uint32_t code_size;	/* instructions of its own test (an estimate) */
@@ -186,6 +187,48 @@ bool cbpf_cond_holds_for(const struct cbpf_cond *c, uint64_t a, uint64_t b);
  * be found within CBPF_MAX_PIECES (test c as a residual then). */
 bool cbpf_split_nr(const struct cbpf_expr *nr_field, const struct cbpf_cond *c, uint32_t lo,
 		   uint32_t hi, struct cbpf_nr_split *sp);
+
+/* ---- keys: sub-expressions with few values (keys.c) ---- */
+
+#define CBPF_KEY_MAX_VALUES 256
+
+/* A residual's sub-expression with at most CBPF_KEY_MAX_VALUES values:
+ * node itself (replaced by each value), or the count of the shifts by
+ * shift_count (eBPF masks it: key = shift_count & 63). */
+struct cbpf_key {
+	const struct cbpf_expr *key;	/* what the search tree tests; lowers */
+	const struct cbpf_expr *node;
+	const struct cbpf_expr *shift_count;
+	uint64_t vals[CBPF_KEY_MAX_VALUES];	/* every value key may take, sorted */
+	uint32_t n;
+};
+
+/* Keys of a and b (either may be NULL) with at most max_values values,
+ * fewest values first, into out (room for 8). Returns how many. */
+uint32_t cbpf_keys_find(struct cbpf_store *s, const struct cbpf_expr *a, const struct cbpf_expr *b,
+			uint32_t max_values, struct cbpf_key *out);
+/* e where k's key is v, folded. */
+const struct cbpf_expr *cbpf_key_subst(struct cbpf_store *s, const struct cbpf_key *k,
+				       const struct cbpf_expr *e, uint64_t v);
+/* A search tree on k's key that reaches leaf[i] where it is vals[i]. */
+struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key *k,
+				     struct cbpf_rnode **leaf);
+/* The residual branch "if c then t else f" (c's neg applied); when c has no
+ * cBPF lowering, split on a key so that it needs none. NULL on oom. */
+struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn);
+
+/* A return of v (its low 32 bits), split on a key when it has no cBPF
+ * lowering. NULL on oom. */
+struct cbpf_rnode *cbpf_key_ret(struct cbpf_store *s, const struct cbpf_expr *v, uint32_t insn);
+
+/* ---- why the supervisor decides (explore.c, lower.c) ---- */
+
+/* Note in p that insn needs the supervisor because of why (each pair
+ * once, at most CBPF_PUNT_MAX). 0 or -ENOMEM. */
+int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why);
+/* The operation of n's test that has no cBPF lowering, in words. */
+const char *cbpf_lower_why(const struct cbpf_rnode *n);
 
 /* ---- postorder walks of the back end's DAGs (dag.c) ---- */
 
@@ -394,6 +437,7 @@ int cbpf_guard_emit_targets(struct cbpf_asm *m, const struct cbpf_guard_target *
 
 struct cbpf_layout {
 	struct cbpf_asm m;
+	struct cbpf_prog *out;		/* punts are noted in it */
 	struct cbpf_plan *plan;
 	struct cbpf_postorder order;	/* residual nodes, parents last */
 	uint32_t mark;			/* generation for rnode mark */

@@ -62,7 +62,7 @@ enum abs_val_kind {
 	CV_SCALAR,	/* e */
 	CV_CTX,		/* pointer to seccomp_data + off */
 	CV_STACK,	/* frame's r10 + off */
-	CV_RODATA,	/* .rodata map + off: frozen, loads fold */
+	CV_RODATA,	/* .rodata map + off (+ e if not NULL): frozen, loads fold */
 	CV_STATE,	/* a map, global data or function: needs the supervisor */
 };
 
@@ -115,6 +115,8 @@ struct cbpf_cc {
 	struct cell_leaf *leaves;
 	uint32_t nleaves, leaves_cap;
 
+	struct cbpf_prog punts;	/* why paths were left to the supervisor */
+
 	/* cbpf_observe(): what the paths of the current cell did. */
 	const struct cbpf_observer *obs;
 	struct cbpf_event *events;
@@ -164,19 +166,11 @@ static int explore_record_arg_compare(struct cbpf_cc *cc, uint32_t pc, const str
 }
 
 static struct cbpf_rnode *explore_branch(struct cbpf_cc *cc, const struct cbpf_cond *c,
-					 struct cbpf_rnode *t, struct cbpf_rnode *f)
+					 struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t pc)
 {
-	struct cbpf_rnode n = {
-		.kind = CBPF_R_BRANCH, .op = c->op, .sgn = c->sgn, .is32 = c->is32,
-		.a = c->a, .b = c->b,
-	};
-
-	/* Both ways end the same: no test needed. */
-	if (t == f)
-		return t;
-	n.t = c->neg ? f : t;
-	n.f = c->neg ? t : f;
-	return cbpf_rnode_intern(&cc->store, &n);
+	/* Both ways end the same: no test needed. A test with no cBPF of its
+	 * own is split on a key with few values when it has one. */
+	return cbpf_key_branch(&cc->store, c, t, f, pc);
 }
 
 /* ---- the exploration ---- */
@@ -191,12 +185,29 @@ static int explore_reject(struct cbpf_cc *cc, uint32_t pc, const char *why)
 	return err_set(cc->err, EINVAL, "%s: insn %u: %s", cc->prog->name, pc, why);
 }
 
+/* The path at pc is the supervisor's because of why. */
+static int explore_punt(struct cbpf_cc *cc, uint32_t pc, const char *why)
+{
+	if (cbpf_punt_note(&cc->punts, pc, why))
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_NOTIF;
+}
+
+/* The cell is the supervisor's (a budget ran out at pc) because of why. */
+static int explore_giveup(struct cbpf_cc *cc, uint32_t pc, const char *why)
+{
+	if (cbpf_punt_note(&cc->punts, pc, why))
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_GIVEUP;
+}
+
 /* A NULL expression: out of memory (fatal) or too large (give up). */
 static int explore_null_expr(struct cbpf_cc *cc)
 {
 	if (cc->store.oom)
 		return err_set(cc->err, ENOMEM, "out of memory");
-	return EXPLORE_GIVEUP;
+	return explore_giveup(cc, CBPF_PUNT_NO_INSN,
+			      "an expression grew past the compiler's size limit");
 }
 
 static struct abs_val val_scalar(const struct cbpf_expr *e)
@@ -283,10 +294,12 @@ static int explore_stack_load(struct cbpf_cc *cc, struct explore_state *st, uint
 		/* Bytes we do not know (never written, or lost to a partial
 		 * overwrite of a pointer): let the supervisor run it. */
 		if (!s)
-			return EXPLORE_NOTIF;
+			return explore_punt(cc, st->pc,
+					"read of stack bytes that were "
+					"never written or were partly overwritten");
 		if (s->v.kind != CV_SCALAR) {
 			if (s->off != off || s->size != 8 || size != 8)
-				return EXPLORE_NOTIF;
+				return explore_punt(cc, st->pc, "read of a part of a pointer saved on the stack");
 			*dst = s->v;
 			return EXPLORE_CONT;
 		}
@@ -313,7 +326,7 @@ static int explore_stack_store(struct cbpf_cc *cc, struct explore_state *st, uin
 	uint32_t i = 0;
 
 	if (st->nslots + 2 > EXPLORE_MAX_SLOTS)
-		return EXPLORE_GIVEUP;
+		return explore_giveup(cc, st->pc, "more stack slots than the compiler follows");
 	while (i < st->nslots) {
 		struct stack_slot *s = &st->slots[i];
 		int64_t send = s->off + s->size;
@@ -390,7 +403,7 @@ static int explore_ldx(struct cbpf_cc *cc, struct explore_state *st, const struc
 		rc = explore_rodata_load(cc, st->pc, p, off, size, &v);
 		break;
 	case CV_STATE:
-		return EXPLORE_NOTIF;
+		return explore_punt(cc, st->pc, "read from a map or global data (.data, .bss)");
 	default:
 		return explore_reject(cc, st->pc, "read through a register that is not a pointer");
 	}
@@ -417,7 +430,7 @@ static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const str
 	case CV_RODATA:
 		return explore_reject(cc, st->pc, "write to .rodata (it is read-only)");
 	case CV_STATE:
-		return EXPLORE_NOTIF;
+		return explore_punt(cc, st->pc, "write to a map or global data (.data, .bss)");
 	case CV_STACK:
 		break;
 	default:
@@ -426,7 +439,7 @@ static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const str
 	if (off < -EXPLORE_STACK_SIZE || off + size > 0)
 		return explore_reject(cc, st->pc, "stack write out of bounds");
 	if (BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)
-		return EXPLORE_NOTIF;	/* atomics on the stack: not modelled */
+		return explore_punt(cc, st->pc, "atomic operation on the stack");
 	if (BPF_MODE(in->code) != BPF_MEM)
 		return explore_reject(cc, st->pc, "unknown store mode");
 	if (BPF_CLASS(in->code) == BPF_ST) {
@@ -456,7 +469,7 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 			return dst->kind == CV_UNINIT
 				       ? explore_reject(cc, st->pc,
 							"use of an uninitialized register")
-				       : EXPLORE_NOTIF;
+				       : explore_punt(cc, st->pc, "byte swap or negation of a pointer");
 		if (op == BPF_NEG)
 			e = cbpf_expr_unary(&cc->store, CBPF_X_NEG, is32, 0, dst->e);
 		else if (is32 && BPF_SRC(in->code) == BPF_K)	/* to little endian */
@@ -482,7 +495,7 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 	if (op == BPF_MOV) {
 		if (in->off) {		/* movsx */
 			if (src.kind != CV_SCALAR)
-				return EXPLORE_NOTIF;
+				return explore_punt(cc, st->pc, "sign extension of a pointer");
 			e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, is32, (unsigned)in->off,
 					    src.e);
 			if (!e)
@@ -496,7 +509,7 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 				return explore_null_expr(cc);
 			*dst = val_scalar(e);
 		} else {
-			return EXPLORE_NOTIF;
+			return explore_punt(cc, st->pc, "32-bit copy of a pointer");
 		}
 		return EXPLORE_CONT;
 	}
@@ -516,13 +529,30 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 			*dst = *ptr;
 			return EXPLORE_CONT;
 		}
+		/* A .rodata pointer plus a variable: an index into a table,
+		 * kept as an expression (loads split on its values). */
+		if (ptr->kind == CV_RODATA && !is32 && num->kind == CV_SCALAR &&
+		    num->e->kind != CBPF_X_CONST &&
+		    (op == BPF_ADD || (op == BPF_SUB && ptr == dst))) {
+			const struct cbpf_expr *idx = num->e;
+
+			if (op == BPF_SUB)
+				idx = cbpf_expr_unary(&cc->store, CBPF_X_NEG, false, 0, idx);
+			res = *ptr;
+			res.e = res.e ? cbpf_expr_alu(&cc->store, BPF_ADD, false, false, res.e, idx)
+				      : idx;
+			if (!res.e)
+				return explore_null_expr(cc);
+			*dst = res;
+			return EXPLORE_CONT;
+		}
 		if (is32 || num->kind != CV_SCALAR || num->e->kind != CBPF_X_CONST ||
 		    (op != BPF_ADD && !(op == BPF_SUB && ptr == dst)))
-			return EXPLORE_NOTIF;
+			return explore_punt(cc, st->pc, "pointer arithmetic the compiler does not follow");
 		res = *ptr;
 		res.off += op == BPF_ADD ? (int64_t)num->e->imm : -(int64_t)num->e->imm;
 		if (res.off > (1 << 29) || res.off < -(1 << 29))
-			return EXPLORE_NOTIF;
+			return explore_punt(cc, st->pc, "pointer arithmetic the compiler does not follow");
 		*dst = res;
 		return EXPLORE_CONT;
 	}
@@ -713,7 +743,7 @@ static bool jmp_op_known(unsigned op)
 static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 			     const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
 {
-	uint32_t target = st->pc + 1 + in->off;
+	uint32_t target = st->pc + 1 + in->off, pc = st->pc;
 	struct abs_val a = st->r[in->dst_reg], b;
 	struct cbpf_rnode *t = NULL, *f = NULL;
 	struct explore_state *fork;
@@ -733,7 +763,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if (a.kind == CV_UNINIT || b.kind == CV_UNINIT)
 		return explore_reject(cc, st->pc, "compare of an uninitialized register");
 	if (a.kind != CV_SCALAR || b.kind != CV_SCALAR)
-		return EXPLORE_NOTIF;	/* pointer compares: the supervisor's */
+		return explore_punt(cc, st->pc, "comparison of pointers");
 	if (target >= cc->prog->insn_cnt)
 		return explore_reject(cc, st->pc, "jump out of the program");
 	st->last_branch = st->pc;
@@ -763,7 +793,9 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if ((c.a->deps | c.b->deps) & CBPF_DEP_ARCH)
 		st->arch_tested = true;
 	if (++cc->cell_branches > EXPLORE_CELL_BRANCHES || depth >= EXPLORE_MAX_DEPTH)
-		return EXPLORE_GIVEUP;
+		return explore_giveup(cc, st->pc,
+				"more residual branches than the compiler "
+				"follows in one (arch, nr) cell");
 	fork = malloc(sizeof(*fork));
 	if (!fork)
 		return err_set(cc->err, ENOMEM, "out of memory");
@@ -778,10 +810,114 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if (rc != EXPLORE_DONE)
 		return rc;
 	/* t is where the eBPF condition holds (c.neg is applied there). */
-	*out = explore_branch(cc, &c, t, f);
+	*out = explore_branch(cc, &c, t, f, pc);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
 	return EXPLORE_DONE;
+}
+
+/*
+ * A load from .rodata at a variable offset (a table lookup): the offset
+ * must depend on the data through a key with few values, each giving an
+ * offset inside the table. The path goes on once per distinct value read,
+ * and a search tree on the key picks among them. Else the supervisor's.
+ */
+static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
+			       const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
+{
+	const struct abs_val *p = &st->r[in->src_reg];
+	const struct object_map *m = &cc->obj->maps[p->map];
+	unsigned size = insn_size_bytes(in->code);
+	struct cbpf_rnode **leaf = NULL;
+	const struct cbpf_expr *off;
+	struct cbpf_key *keys = NULL, *k = NULL;
+	uint64_t *loaded = NULL;
+	uint32_t nk, i, j, ndistinct = 0;
+	int rc = EXPLORE_NOTIF;
+
+	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+		return explore_reject(cc, st->pc, "unknown load mode");
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	off = cbpf_expr_alu(&cc->store, BPF_ADD, false, false, p->e,
+			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
+	keys = calloc(8, sizeof(*keys));
+	loaded = calloc(CBPF_KEY_MAX_VALUES, sizeof(*loaded));
+	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
+	if (!keys || !loaded || !leaf) {
+		rc = err_set(cc->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!off) {
+		rc = explore_null_expr(cc);
+		goto out;
+	}
+	nk = cbpf_keys_find(&cc->store, off, NULL, CBPF_KEY_MAX_VALUES, keys);
+	/* The first key whose every value gives an offset inside the table. */
+	for (i = 0; i < nk && !k; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *o = cbpf_key_subst(&cc->store, &keys[i], off,
+								   keys[i].vals[j]);
+			uint64_t v = 0;
+
+			if (!o || o->kind != CBPF_X_CONST || o->imm > m->value_size ||
+			    size > m->value_size - o->imm)
+				break;
+			if (m->init_data)
+				memcpy(&v, m->init_data + o->imm, size);
+			if (BPF_MODE(in->code) == BPF_MEMSX)
+				v = cbpf_sign_extend(v, size * 8);
+			loaded[j] = v;
+		}
+		if (j == keys[i].n)
+			k = &keys[i];
+	}
+	cc->store.too_big = false;
+	if (!k || cc->store.oom) {
+		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc,
+				"a .rodata table indexed by a "
+				"value with too many possible values");
+		goto out;
+	}
+	/* Each distinct value read: the rest of the path, explored once. */
+	for (j = 0; j < k->n; j++) {
+		struct explore_state *fork;
+
+		for (i = 0; i < j; i++)
+			if (loaded[i] == loaded[j])
+				break;
+		if (i < j) {
+			leaf[j] = leaf[i];
+			continue;
+		}
+		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
+			rc = explore_giveup(cc, st->pc,
+					"more residual branches than the compiler "
+					"follows in one (arch, nr) cell");
+			goto out;
+		}
+		fork = malloc(sizeof(*fork));
+		if (!fork) {
+			rc = err_set(cc->err, ENOMEM, "out of memory");
+			goto out;
+		}
+		*fork = *st;
+		fork->r[in->dst_reg] = val_scalar(cbpf_expr_const(&cc->store, loaded[j]));
+		fork->r[in->dst_reg].origin = st->pc;
+		fork->pc = st->pc + 1;
+		rc = fork->r[in->dst_reg].e ? explore_run(cc, fork, &leaf[j], depth + 1)
+					    : explore_null_expr(cc);
+		free(fork);
+		if (rc != EXPLORE_DONE)
+			goto out;
+	}
+	*out = cbpf_key_dispatch(&cc->store, k, leaf);
+	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+out:
+	free(leaf);
+	free(loaded);
+	free(keys);
+	return rc;
 }
 
 static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const struct bpf_insn *in)
@@ -789,7 +925,7 @@ static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const stru
 	uint32_t target = st->pc + 1 + in->imm, i;
 
 	if (in->src_reg != BPF_PSEUDO_CALL)
-		return EXPLORE_NOTIF;	/* helpers and kfuncs: the supervisor's */
+		return explore_punt(cc, st->pc, "call of a helper or kfunc");
 	if (target >= cc->prog->insn_cnt)
 		return explore_reject(cc, st->pc, "call out of the program");
 	if (st->depth + 1 >= EXPLORE_MAX_FRAMES)
@@ -835,7 +971,7 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	e = cbpf_expr_trunc(&cc->store, st->r[0].e, 32);
 	if (!e)
 		return explore_null_expr(cc);
-	*out = cbpf_rnode_ret(&cc->store, e);
+	*out = cbpf_key_ret(&cc->store, e, st->pc);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
 	ev.insn = st->r[0].origin;
@@ -875,7 +1011,9 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		int rc;
 
 		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
-			return EXPLORE_GIVEUP;
+			return explore_giveup(cc, st->pc,
+					"more instructions explored than the "
+					"compiler's budget (a long loop?)");
 		if (st->pc >= cc->prog->insn_cnt)
 			return explore_reject(cc, st->pc, "execution falls off the program");
 		in = &cc->prog->insns[st->pc];
@@ -890,6 +1028,17 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		case BPF_LDX:
 			if (in->dst_reg >= 10)
 				return explore_reject(cc, st->pc, "write to r10");
+			if (in->src_reg < 11 && st->r[in->src_reg].kind == CV_RODATA &&
+			    st->r[in->src_reg].e) {
+				if (depth >= EXPLORE_MAX_DEPTH)
+					return explore_giveup(cc, st->pc, "residual branches nested too deeply");
+				rc = explore_rodata_fork(cc, st, in, out, depth);
+				if (rc == EXPLORE_NOTIF) {
+					*out = cc->notif;
+					return EXPLORE_DONE;
+				}
+				return rc;
+			}
 			origin = explore_origin(st, in);
 			rc = explore_ldx(cc, st, in);
 			explore_set_origin(st, in, origin);
@@ -1147,7 +1296,7 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 	struct nr_cell all = { .lo = 0, .hi = UINT32_MAX };
 	struct cell_work w = { 0 };
 	struct cbpf_plan plan = { 0 };
-	uint32_t explored = 0;
+	uint32_t explored = 0, i;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1168,7 +1317,11 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		/* Past the budgets the rest of the domain is supervised. */
 		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS) {
 			cc.nevents = 0;
-			rc = explore_add_leaf(&cc, &cell, cc.notif);
+			rc = cbpf_punt_note(&cc.punts, CBPF_PUNT_NO_INSN,
+					    "more (arch, nr) cells or instructions than the "
+					    "compiler explores");
+			rc = rc ? err_set(err, ENOMEM, "out of memory")
+				: explore_add_leaf(&cc, &cell, cc.notif);
 		} else {
 			rc = explore_cell(&cc, &cell, &w);
 		}
@@ -1177,7 +1330,20 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		rc = plan_build(&cc, &plan);
 	if (!rc && !cc.obs)
 		rc = cbpf_layout_plan(&plan, opts, out, err);
+	/* The exploration's reasons first, then the layout's. */
+	for (i = 0; !rc && !cc.obs && i < out->npunts; i++)
+		if (cbpf_punt_note(&cc.punts, out->punts[i].insn, out->punts[i].why))
+			rc = err_set(err, ENOMEM, "out of memory");
+	if (!rc && !cc.obs) {
+		free(out->punts);
+		out->punts = cc.punts.punts;
+		out->npunts = cc.punts.npunts;
+		cc.punts.punts = NULL;
+	}
 out:
+	free(cc.punts.punts);
+	if (rc < 0)
+		cbpf_prog_free(out);
 	free(w.v);
 	free(cc.leaves);
 	free(cc.events);
@@ -1207,6 +1373,24 @@ int cbpf_observe(const struct object *obj, const struct object_prog *prog,
 	return explore_program(obj, prog, obs, NULL, &unused, err);
 }
 
+int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why)
+{
+	struct cbpf_punt *v;
+	uint32_t i;
+
+	for (i = 0; i < p->npunts; i++)
+		if (p->punts[i].insn == insn && !strcmp(p->punts[i].why, why))
+			return 0;
+	if (p->npunts >= CBPF_PUNT_MAX)
+		return 0;
+	v = realloc(p->punts, (p->npunts + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->punts = v;
+	p->punts[p->npunts++] = (struct cbpf_punt){ .insn = insn, .why = why };
+	return 0;
+}
+
 void cbpf_prog_free(struct cbpf_prog *p)
 {
 	if (!p)
@@ -1214,5 +1398,8 @@ void cbpf_prog_free(struct cbpf_prog *p)
 	free(p->insns);
 	p->insns = NULL;
 	p->len = 0;
+	free(p->punts);
+	p->punts = NULL;
+	p->npunts = 0;
 }
 

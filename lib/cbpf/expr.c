@@ -262,6 +262,15 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 			return cbpf_expr_trunc(s, a, 32);
 		if (op == BPF_AND && a->hi_zero && (k & 0xffffffffull) == 0xffffffffull)
 			return a;
+		/* (x >> k) & m where m keeps only bits below 32 - k: only the
+		 * low word of x matters, and a 32-bit shift of it is cheaper. */
+		if (op == BPF_AND && !is32 && a->kind == CBPF_X_ALU && a->op == BPF_RSH &&
+		    !a->is32 && a->b->kind == CBPF_X_CONST && a->b->imm < 32 &&
+		    (k << a->b->imm) >> 32 == 0)
+			return cbpf_expr_alu(s, BPF_AND, false, false,
+					     cbpf_expr_alu(s, BPF_RSH, true, false,
+							   cbpf_expr_trunc(s, a->a, 32), a->b),
+					     cbpf_expr_const(s, k));
 		/* (x + c1) + c2 */
 		if (op == BPF_ADD && a->kind == CBPF_X_ALU && a->op == BPF_ADD &&
 		    a->is32 == is32 && a->b->kind == CBPF_X_CONST)

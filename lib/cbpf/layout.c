@@ -47,6 +47,9 @@ static bool residual_first_visit(void *node, void *ctx)
 		return false;
 	n->mark = c->mark;
 	n->unsupported = !layout_node_supported(n);
+	/* Out of memory only loses the reason, never the NOTIF itself. */
+	if (n->unsupported && c->out)
+		(void)cbpf_punt_note(c->out, n->insn, cbpf_lower_why(n));
 	return true;
 }
 
@@ -272,6 +275,8 @@ static bool layout_shrink(struct cbpf_layout *c, uint64_t excess)
 			}
 		if (!best)
 			break;
+		(void)cbpf_punt_note(c->out, CBPF_PUNT_NO_INSN,
+				     "the filter would exceed 4096 instructions");
 		layout_replace_outcome(plan, best, plan->notif, -1);
 		removed += best_size ? best_size : 1;
 	}
@@ -284,6 +289,8 @@ static bool layout_shrink(struct cbpf_layout *c, uint64_t excess)
 		}
 	if (cls < 0 || most <= 1)
 		return false;
+	(void)cbpf_punt_note(c->out, CBPF_PUNT_NO_INSN,
+			     "the filter would exceed 4096 instructions");
 	{
 		struct cbpf_arch_class *cl = &plan->classes[cls];
 		bool changed = false;
@@ -309,7 +316,7 @@ static bool layout_shrink(struct cbpf_layout *c, uint64_t excess)
 int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
 		     struct cbpf_prog *out, struct secbpf_err *err)
 {
-	struct cbpf_layout c = { .plan = plan };
+	struct cbpf_layout c = { .plan = plan, .out = out };
 	struct sock_filter *insns = NULL;
 	bool guard = false;
 	uint32_t len = 0, i, j;

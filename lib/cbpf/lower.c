@@ -519,3 +519,64 @@ int cbpf_lower_cond(struct cbpf_asm *m, const struct cbpf_rnode *n, uint32_t lt,
 	cbpf_asm_place(m, lo_label);
 	return lower_cmp_words(m, n->op, false, cbpf_lower_lo_word, a, b, lt, lf);
 }
+
+/* ---- why a test has no lowering ---- */
+
+static bool lower_expr_ok(const struct cbpf_expr *e)
+{
+	struct cbpf_asm m = { 0 };
+	int rc = cbpf_lower_lo_word(&m, e, 0);
+
+	if (!rc && !e->hi_zero)
+		rc = cbpf_lower_hi_word(&m, e, 0);
+	rc = rc || m.oom;
+	cbpf_asm_free(&m);
+	return rc == 0;
+}
+
+/* The innermost operation of e with no lowering, in words; NULL if none. */
+static const char *lower_expr_why(const struct cbpf_expr *e)
+{
+	const char *why;
+
+	if (e->a && (why = lower_expr_why(e->a)))
+		return why;
+	if (e->b && (why = lower_expr_why(e->b)))
+		return why;
+	if (lower_expr_ok(e))
+		return NULL;
+	if (e->kind == CBPF_X_BSWAP)
+		return "byte swap";
+	if (e->kind != CBPF_X_ALU)
+		return "an operation with no cBPF lowering";
+	switch (e->op) {
+	case BPF_MUL:
+		return "64-bit multiplication";
+	case BPF_DIV:
+	case BPF_MOD:
+		if (e->sgn)
+			return "signed division or modulo";
+		return e->b->kind == CBPF_X_CONST ? "64-bit division or modulo by a constant"
+						  : "64-bit division or modulo by a variable";
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		return e->op == BPF_ARSH ? "arithmetic shift by a variable amount"
+					 : "64-bit shift by a variable amount";
+	}
+	return "an operation with no cBPF lowering";
+}
+
+const char *cbpf_lower_why(const struct cbpf_rnode *n)
+{
+	const char *why = NULL;
+
+	if (n->kind == CBPF_R_BRANCH) {
+		why = lower_expr_why(n->a);
+		if (!why)
+			why = lower_expr_why(n->b);
+	} else if (n->kind == CBPF_R_RET && n->ret) {
+		why = lower_expr_why(n->ret);
+	}
+	return why ? why : "a test too large for one filter";
+}

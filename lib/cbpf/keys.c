@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Keys: a sub-expression of a residual with few possible values (a field
+ * masked to a few bits, a byte, a shift count, which eBPF masks to 0..63).
+ * A condition or a .rodata index with no cBPF lowering of its own is split
+ * on its key: for each value the key may take, the rest folds to a
+ * constant or to something that lowers, and a search tree on the key picks
+ * the outcome. Exact by construction: every value the key can take is
+ * tried, and the tree sends each to its own outcome.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cbpf/cbpf_internal.h"
+
+#define KEY_MAX_VISIT 512 /* distinct nodes looked at for keys */
+#define KEY_MAX_CANDIDATES 8
+#define KEY_NESTED_MAX_VALUES 64 /* a key tried inside another key's split */
+#define KEY_MAX_DEPTH 2
+
+/* Whether e has a cBPF lowering, tried in a scratch buffer. */
+static bool expr_lowers(const struct cbpf_expr *e)
+{
+	struct cbpf_asm m = { 0 };
+	int rc = cbpf_lower_lo_word(&m, e, 0);
+
+	if (!rc && !e->hi_zero)
+		rc = cbpf_lower_hi_word(&m, e, 0);
+	rc = rc || m.oom;
+	cbpf_asm_free(&m);
+	return rc == 0;
+}
+
+/* Whether the condition c has a cBPF lowering. */
+static bool cond_lowers(const struct cbpf_cond *c)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
+				.op = c->op,
+				.sgn = c->sgn,
+				.is32 = c->is32,
+				.a = c->a,
+				.b = c->b };
+	struct cbpf_asm m = { 0 };
+	uint32_t lt = cbpf_asm_label(&m), lf = cbpf_asm_label(&m);
+	int rc = cbpf_lower_cond(&m, &n, lt, lf);
+
+	rc = rc || m.oom;
+	cbpf_asm_free(&m);
+	return rc == 0;
+}
+
+/* An upper bound of e's value from its shape (the whole range if none). */
+static uint64_t key_umax(const struct cbpf_expr *e)
+{
+	uint64_t a;
+
+	switch (e->kind) {
+	case CBPF_X_CONST:
+		return e->imm;
+	case CBPF_X_FIELD:
+	case CBPF_X_TRUNC:
+		return cbpf_width_mask(e->width);
+	case CBPF_X_ALU:
+		if (e->b->kind != CBPF_X_CONST)
+			break;
+		a = key_umax(e->a);
+		if (e->is32)
+			a = a > 0xffffffffull ? 0xffffffffull : a;
+		if (e->op == BPF_AND)
+			return a < e->b->imm ? a : e->b->imm;
+		if (e->op == BPF_RSH)
+			return a >> e->b->imm;
+		break;
+	}
+	return e->hi_zero ? 0xffffffffull : ~0ull;
+}
+
+static bool is_shift(const struct cbpf_expr *e)
+{
+	return e->kind == CBPF_X_ALU && (e->op == BPF_LSH || e->op == BPF_RSH || e->op == BPF_ARSH);
+}
+
+/* The values of the key: a's submasks, or 0..max. */
+static void key_fill_values(struct cbpf_key *k, uint64_t mask, uint64_t max, bool by_mask)
+{
+	uint64_t v = 0;
+
+	k->n = 0;
+	if (!by_mask) {
+		for (v = 0; v <= max; v++)
+			k->vals[k->n++] = v;
+		return;
+	}
+	/* Submasks of mask in increasing order. */
+	do {
+		k->vals[k->n++] = v;
+		v = (v - mask) & mask;
+	} while (v);
+}
+
+/* Record node e as a key candidate if its values are few. */
+static void key_consider(struct cbpf_store *s, const struct cbpf_expr *e, struct cbpf_key *out,
+			 uint32_t *n, uint32_t max_values)
+{
+	struct cbpf_key k = { .node = e, .key = e };
+	uint64_t umax, mask = 0;
+	bool by_mask = false;
+	unsigned count;
+
+	if (*n >= KEY_MAX_CANDIDATES || e->kind == CBPF_X_CONST || !e->deps)
+		return;
+	if (is_shift(e) && e->b->kind != CBPF_X_CONST) {
+		k.node = NULL;
+		k.shift_count = e->b;
+		k.key = cbpf_expr_alu(s, BPF_AND, false, false, e->b, cbpf_expr_const(s, 63));
+		if (!k.key || max_values < 64)
+			return;
+		key_fill_values(&k, 0, 63, false);
+	} else {
+		umax = key_umax(e);
+		if (e->kind == CBPF_X_ALU && e->op == BPF_AND && e->b->kind == CBPF_X_CONST) {
+			mask = e->b->imm & (e->is32 ? 0xffffffffull : ~0ull);
+			count = (unsigned)__builtin_popcountll(mask);
+			by_mask = count <= 8 && (1ull << count) <= max_values &&
+				  (umax >= max_values || (1ull << count) < umax + 1);
+		}
+		if (!by_mask && umax >= max_values)
+			return;
+		key_fill_values(&k, mask, umax, by_mask);
+	}
+	for (count = 0; count < *n; count++)
+		if (out[count].key == k.key)
+			return;
+	if (!expr_lowers(k.key))
+		return;
+	out[(*n)++] = k;
+}
+
+struct key_walk {
+	const struct cbpf_expr *seen[KEY_MAX_VISIT];
+	uint32_t nseen;
+};
+
+static void key_collect(struct cbpf_store *s, struct key_walk *w, const struct cbpf_expr *e,
+			struct cbpf_key *out, uint32_t *n, uint32_t max_values)
+{
+	uint32_t i;
+
+	if (!e || e->kind == CBPF_X_CONST || e->kind == CBPF_X_FIELD)
+		return;
+	for (i = 0; i < w->nseen; i++)
+		if (w->seen[i] == e)
+			return;
+	if (w->nseen == KEY_MAX_VISIT)
+		return;
+	w->seen[w->nseen++] = e;
+	key_consider(s, e, out, n, max_values);
+	key_collect(s, w, e->a, out, n, max_values);
+	key_collect(s, w, e->b, out, n, max_values);
+}
+
+static int cmp_key_size(const void *x, const void *y)
+{
+	const struct cbpf_key *a = x, *b = y;
+
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+uint32_t cbpf_keys_find(struct cbpf_store *s, const struct cbpf_expr *a, const struct cbpf_expr *b,
+			uint32_t max_values, struct cbpf_key *out)
+{
+	struct key_walk *w = calloc(1, sizeof(*w));
+	uint32_t n = 0;
+
+	if (!w)
+		return 0;
+	/* A field itself is a key when it is narrow (nr's bytes, say). */
+	if (a && a->kind == CBPF_X_FIELD)
+		key_consider(s, a, out, &n, max_values);
+	if (b && b->kind == CBPF_X_FIELD)
+		key_consider(s, b, out, &n, max_values);
+	key_collect(s, w, a, out, &n, max_values);
+	key_collect(s, w, b, out, &n, max_values);
+	free(w);
+	qsort(out, n, sizeof(*out), cmp_key_size);
+	return n;
+}
+
+const struct cbpf_expr *cbpf_key_subst(struct cbpf_store *s, const struct cbpf_key *k,
+				       const struct cbpf_expr *e, uint64_t v)
+{
+	if (!e)
+		return NULL;
+	if (e == k->node)
+		return cbpf_expr_const(s, v);
+	switch (e->kind) {
+	case CBPF_X_CONST:
+	case CBPF_X_FIELD:
+		return e;
+	case CBPF_X_ALU:
+		/* A shift by the key's count: eBPF masks the count, so on
+		 * count & 63 == v it shifts by v (v & 31 when 32-bit). */
+		if (k->shift_count && is_shift(e) && e->b == k->shift_count)
+			return cbpf_expr_alu(s, e->op, e->is32, e->sgn,
+					     cbpf_key_subst(s, k, e->a, v), cbpf_expr_const(s, v));
+		return cbpf_expr_alu(s, e->op, e->is32, e->sgn, cbpf_key_subst(s, k, e->a, v),
+				     cbpf_key_subst(s, k, e->b, v));
+	case CBPF_X_TRUNC:
+		return cbpf_expr_trunc(s, cbpf_key_subst(s, k, e->a, v), e->width);
+	default:
+		return cbpf_expr_unary(s, e->kind, e->is32, e->width,
+				       cbpf_key_subst(s, k, e->a, v));
+	}
+}
+
+/* The search tree over runs [lo, hi) of k's values (leaf[i] for vals[i]). */
+static struct cbpf_rnode *key_tree(struct cbpf_store *s, const struct cbpf_key *k,
+				   struct cbpf_rnode **leaf, const uint32_t *run, uint32_t lo,
+				   uint32_t hi)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH, .op = CBPF_C_GT, .a = k->key };
+	uint32_t mid;
+
+	if (hi - lo == 1)
+		return leaf[run[lo]];
+	mid = lo + (hi - lo) / 2;
+	/* key > the last value of the runs on the left */
+	n.b = cbpf_expr_const(s, k->vals[run[mid] - 1]);
+	n.t = key_tree(s, k, leaf, run, mid, hi);
+	n.f = key_tree(s, k, leaf, run, lo, mid);
+	if (!n.b || !n.t || !n.f)
+		return NULL;
+	return n.t == n.f ? n.t : cbpf_rnode_intern(s, &n);
+}
+
+struct cbpf_rnode *cbpf_key_dispatch(struct cbpf_store *s, const struct cbpf_key *k,
+				     struct cbpf_rnode **leaf)
+{
+	uint32_t *run = malloc((k->n + 1) * sizeof(*run)), nrun = 0, i;
+	struct cbpf_rnode *r;
+
+	if (!run) {
+		s->oom = true;
+		return NULL;
+	}
+	/* run[j]: the first value of run j; equal neighbours share a run. */
+	for (i = 0; i < k->n; i++)
+		if (i == 0 || leaf[i] != leaf[i - 1])
+			run[nrun++] = i;
+	r = key_tree(s, k, leaf, run, 0, nrun);
+	free(run);
+	return r;
+}
+
+static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth,
+				     uint32_t insn);
+
+/* c split on key k; NULL if some value leaves a condition that does not
+ * lower (or memory ran out). */
+static struct cbpf_rnode *key_split_cond(struct cbpf_store *s, const struct cbpf_cond *c,
+					 const struct cbpf_key *k, struct cbpf_rnode *t,
+					 struct cbpf_rnode *f, unsigned depth, uint32_t insn)
+{
+	struct cbpf_rnode **leaf = calloc(k->n, sizeof(*leaf)), *r = NULL;
+	uint32_t i;
+
+	if (!leaf) {
+		s->oom = true;
+		return NULL;
+	}
+	for (i = 0; i < k->n; i++) {
+		struct cbpf_cond ci = *c;
+
+		ci.a = cbpf_key_subst(s, k, c->a, k->vals[i]);
+		ci.b = cbpf_key_subst(s, k, c->b, k->vals[i]);
+		if (!ci.a || !ci.b)
+			goto out;
+		if (ci.a->kind == CBPF_X_CONST && ci.b->kind == CBPF_X_CONST)
+			leaf[i] = cbpf_cond_holds_for(&ci, ci.a->imm, ci.b->imm) != c->neg ? t : f;
+		else
+			leaf[i] = key_branch(s, &ci, t, f, depth + 1, insn);
+		if (!leaf[i])
+			goto out;
+	}
+	r = cbpf_key_dispatch(s, k, leaf);
+out:
+	free(leaf);
+	return r;
+}
+
+/* The branch on c, split on a key if c does not lower; NULL if no key
+ * makes it lower. */
+static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth,
+				     uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
+				.op = c->op,
+				.sgn = c->sgn,
+				.is32 = c->is32,
+				.a = c->a,
+				.b = c->b,
+				.insn = insn };
+	struct cbpf_key *keys;
+	uint32_t nk, i;
+	struct cbpf_rnode *r = NULL;
+
+	if (t == f)
+		return t;
+	if (cond_lowers(c)) {
+		n.t = c->neg ? f : t;
+		n.f = c->neg ? t : f;
+		return cbpf_rnode_intern(s, &n);
+	}
+	if (depth >= KEY_MAX_DEPTH)
+		return NULL;
+	keys = calloc(KEY_MAX_CANDIDATES, sizeof(*keys));
+	if (!keys) {
+		s->oom = true;
+		return NULL;
+	}
+	nk = cbpf_keys_find(s, c->a, c->b, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES,
+			    keys);
+	for (i = 0; i < nk && !r && !s->oom; i++)
+		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
+	free(keys);
+	return r;
+}
+
+struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
+				.op = c->op,
+				.sgn = c->sgn,
+				.is32 = c->is32,
+				.a = c->a,
+				.b = c->b,
+				.insn = insn };
+	struct cbpf_rnode *r;
+
+	if (t == f)
+		return t;
+	r = key_branch(s, c, t, f, 0, insn);
+	if (r || s->oom)
+		return r;
+	s->too_big = false;
+	/* No key helps: the plain branch, which the layout supervises. */
+	n.t = c->neg ? f : t;
+	n.f = c->neg ? t : f;
+	return cbpf_rnode_intern(s, &n);
+}
+
+/* A return of v, split on a key while v's low word does not lower. */
+static struct cbpf_rnode *key_ret(struct cbpf_store *s, const struct cbpf_expr *v, unsigned depth,
+				  uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_RET, .ret = v, .insn = insn };
+	struct cbpf_rnode **leaf = NULL, *r = NULL;
+	struct cbpf_asm m = { 0 };
+	struct cbpf_key *keys;
+	uint32_t nk, i, j;
+	int rc = v->kind == CBPF_X_CONST ? 0 : cbpf_lower_lo_word(&m, v, 0);
+
+	rc = rc || m.oom;
+	cbpf_asm_free(&m);
+	if (!rc)
+		return cbpf_rnode_intern(s, &n);
+	if (depth >= KEY_MAX_DEPTH)
+		return NULL;
+	keys = calloc(KEY_MAX_CANDIDATES, sizeof(*keys));
+	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
+	if (!keys || !leaf) {
+		s->oom = true;
+		goto out;
+	}
+	nk = cbpf_keys_find(s, v, NULL, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES, keys);
+	for (i = 0; i < nk && !r && !s->oom; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *vi =
+				cbpf_key_subst(s, &keys[i], v, keys[i].vals[j]);
+
+			leaf[j] =
+				vi ? key_ret(s, cbpf_expr_trunc(s, vi, 32), depth + 1, insn) : NULL;
+			if (!leaf[j])
+				break;
+		}
+		if (j == keys[i].n)
+			r = cbpf_key_dispatch(s, &keys[i], leaf);
+	}
+out:
+	free(leaf);
+	free(keys);
+	return r;
+}
+
+struct cbpf_rnode *cbpf_key_ret(struct cbpf_store *s, const struct cbpf_expr *v, uint32_t insn)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_RET, .ret = v, .insn = insn };
+	struct cbpf_rnode *r;
+
+	if (!v)
+		return NULL;
+	r = key_ret(s, v, 0, insn);
+	if (r || s->oom)
+		return r;
+	s->too_big = false;
+	/* No key helps: the plain return, which the layout supervises. */
+	return cbpf_rnode_intern(s, &n);
+}
