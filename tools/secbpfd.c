@@ -45,8 +45,8 @@ struct secbpfd_options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpfd [--foreground] [--config DIR] [--socket PATH] [--policy FILE]\n"
-		"               [--check]\n"
+		"usage: secbpfd [--foreground] [--config DIR] [--socket PATH]\n"
+		"               [--agent-socket PATH] [--policy FILE] [--check]\n"
 		"\n"
 		"Load the programs DIR/secbpfd.conf approves (DIR/programs.d/NAME.o), verify\n"
 		"and compile each once, and serve them on a unix socket: users list what\n"
