@@ -378,6 +378,36 @@ static size_t gather_entries(const struct moved_vars *mv, uint32_t id, const str
 }
 
 /*
+ * Whether every name of t (its own, its members', values' or parameters')
+ * is a string of src: libbpf copies them into the rebuilt BTF, and a name
+ * off the string section would make it read from NULL.
+ */
+static bool type_names_valid(const struct btf *src, const struct btf_type *t)
+{
+	uint16_t i, vlen = btf_vlen(t);
+
+	if (!btf__str_by_offset(src, t->name_off))
+		return false;
+	for (i = 0; i < vlen; i++) {
+		uint32_t off;
+
+		if (btf_is_composite(t))
+			off = btf_members(t)[i].name_off;
+		else if (btf_is_enum(t))
+			off = btf_enum(t)[i].name_off;
+		else if (btf_is_enum64(t))
+			off = btf_enum64(t)[i].name_off;
+		else if (btf_is_func_proto(t))
+			off = btf_params(t)[i].name_off;
+		else
+			break;
+		if (!btf__str_by_offset(src, off))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Rebuild src into *out with each moved variable under the DATASEC of the
  * section that holds it: the DATASEC of that name if there is one, else a new
  * one after all the others. Every type keeps its id.
@@ -408,6 +438,13 @@ static int regroup_datasecs(struct loader *ld, const struct btf *src, const stru
 		const char *name = btf__name_by_offset(src, t->name_off);
 		int got;
 
+		if (!type_names_valid(src, t)) {
+			ret = loader_fail(ld, EINVAL,
+					  "BTF type %u names a string outside the string section; "
+					  "the object is corrupt",
+					  id);
+			break;
+		}
 		if (!btf_is_datasec(t)) {
 			got = btf__add_type(dst, src, t);
 			if (got != (int)id)
