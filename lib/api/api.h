@@ -26,4 +26,9 @@ struct secbpf_object {
 	size_t nsets;
 };
 
+/* api_attach.c: the public SECBPF_ATTACH_* flags as seccomp() flags into
+ * *out; -EINVAL with err set for unknown bits. SECBPF_ATTACH_NATIVE is
+ * known and maps to no seccomp() flag. */
+int api_seccomp_flags(unsigned int flags, unsigned int *out, struct secbpf_err *err);
+
 #endif

@@ -22,8 +22,7 @@
 
 #define ATTACH_MAX_PROGS 64
 
-/* The public flags as seccomp() flags; -EINVAL for unknown bits. */
-static int seccomp_flags(unsigned int flags, unsigned int *out, struct secbpf_err *err)
+int api_seccomp_flags(unsigned int flags, unsigned int *out, struct secbpf_err *err)
 {
 	const unsigned int known = SECBPF_ATTACH_TSYNC | SECBPF_ATTACH_LOG |
 				   SECBPF_ATTACH_SPEC_ALLOW | SECBPF_ATTACH_NATIVE;
@@ -147,8 +146,8 @@ static int attach_native(struct secbpf_program *const *progs, size_t n, unsigned
 	return 0;
 }
 
-static int attach(struct secbpf_program *const *progs, size_t n,
-		  const struct secbpf_attach_opts *o, struct secbpf_err *err)
+static int attach(struct secbpf_program *const *progs, size_t n, const struct secbpf_attach_opts *o,
+		  struct secbpf_err *err)
 {
 	struct stack_plan_target targets[ATTACH_MAX_PROGS];
 	char labels[ATTACH_MAX_PROGS][256];
@@ -165,7 +164,7 @@ static int attach(struct secbpf_program *const *progs, size_t n,
 	if (rc)
 		return rc;
 	flags = OPTS_GET(o, flags, 0);
-	rc = seccomp_flags(flags, &sflags, err);
+	rc = api_seccomp_flags(flags, &sflags, err);
 	if (rc)
 		return rc;
 	if (flags & SECBPF_ATTACH_NATIVE)
@@ -174,8 +173,8 @@ static int attach(struct secbpf_program *const *progs, size_t n,
 	if (!workers)
 		workers = supervisor_default_workers();
 	if (workers > SUPERVISOR_MAX_WORKERS)
-		return err_set(err, EINVAL, "%u supervisor workers asked for, at most %d",
-			       workers, SUPERVISOR_MAX_WORKERS);
+		return err_set(err, EINVAL, "%u supervisor workers asked for, at most %d", workers,
+			       SUPERVISOR_MAX_WORKERS);
 	rc = verify_all(progs, n, OPTS_GET(o, strict, false), &d, err);
 	if (rc)
 		return rc;

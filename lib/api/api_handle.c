@@ -19,23 +19,11 @@
 /* The public flags a handle accepts, as seccomp() flags. */
 static int handle_seccomp_flags(unsigned int flags, unsigned int *out, struct secbpf_err *err)
 {
-	const unsigned int known =
-		SECBPF_ATTACH_TSYNC | SECBPF_ATTACH_LOG | SECBPF_ATTACH_SPEC_ALLOW;
-
 	if (flags & SECBPF_ATTACH_NATIVE)
 		return err_set(err, EINVAL,
 			       "SECBPF_ATTACH_NATIVE: a handle's program is the service's, "
 			       "compiled to cBPF; it has no native form to attach");
-	if (flags & ~known)
-		return err_set(err, EINVAL, "unknown attach flags 0x%x", flags & ~known);
-	*out = 0;
-	if (flags & SECBPF_ATTACH_TSYNC)
-		*out |= SECCOMP_FILTER_FLAG_TSYNC;
-	if (flags & SECBPF_ATTACH_LOG)
-		*out |= SECCOMP_FILTER_FLAG_LOG;
-	if (flags & SECBPF_ATTACH_SPEC_ALLOW)
-		*out |= SECCOMP_FILTER_FLAG_SPEC_ALLOW;
-	return 0;
+	return api_seccomp_flags(flags, out, err);
 }
 
 static int handle_attach(int fd, const struct secbpf_handle_attach_opts *o, struct secbpf_err *err)

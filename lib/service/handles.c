@@ -224,18 +224,10 @@ static int attach_listener(struct svc_server *srv, struct svc_handle *h, struct 
 static int handle_message(struct svc_server *srv, struct svc_handle *h, struct svc_msg *m)
 {
 	struct secbpf_err err = { { 0 } };
-	int rc = svc_recv(h->ep.fd, m, &err);
+	int rc = svc_recv_request(srv, h->ep.fd, m);
 
-	if (rc == -EAGAIN || rc == -EWOULDBLOCK)
-		return -EAGAIN;
-	if (rc == -ECONNRESET)
+	if (rc)
 		return rc;
-	srv->requests++;
-	if (rc) {
-		srv->rejected_requests++;
-		svc_send_error(h->ep.fd, EBADMSG, &err, "%s", err.msg);
-		return rc;
-	}
 	switch (m->hdr.type) {
 	case SVC_REQ_FILTER:
 		if (m->fd >= 0 || m->hdr.len)

@@ -200,15 +200,10 @@ static int answer_policy(struct svc_server *srv, struct svc_conn *c, struct secb
 	return svc_send(c->ep.fd, SVC_REP_TEXT, text, (size_t)n, -1, err);
 }
 
-/*
- * One message on a client connection. Returns 0 to keep the connection, or
- * -errno to drop it: the peer hung up, sent what is not a valid request of
- * this socket (after an error reply naming why), or does not read replies.
- */
-static int conn_message(struct svc_server *srv, struct svc_conn *c, struct svc_msg *m)
+int svc_recv_request(struct svc_server *srv, int fd, struct svc_msg *m)
 {
 	struct secbpf_err err = { { 0 } };
-	int rc = svc_recv(c->ep.fd, m, &err);
+	int rc = svc_recv(fd, m, &err);
 
 	if (rc == -EAGAIN || rc == -EWOULDBLOCK)
 		return -EAGAIN;
@@ -217,9 +212,23 @@ static int conn_message(struct svc_server *srv, struct svc_conn *c, struct svc_m
 	srv->requests++;
 	if (rc) {
 		srv->rejected_requests++;
-		svc_send_error(c->ep.fd, EBADMSG, &err, "%s", err.msg);
-		return rc;
+		svc_send_error(fd, EBADMSG, &err, "%s", err.msg);
 	}
+	return rc;
+}
+
+/*
+ * One message on a client connection. Returns 0 to keep the connection, or
+ * -errno to drop it: the peer hung up, sent what is not a valid request of
+ * this socket (after an error reply naming why), or does not read replies.
+ */
+static int conn_message(struct svc_server *srv, struct svc_conn *c, struct svc_msg *m)
+{
+	struct secbpf_err err = { { 0 } };
+	int rc = svc_recv_request(srv, c->ep.fd, m);
+
+	if (rc)
+		return rc;
 	if (m->fd >= 0) {
 		close(m->fd);
 		m->fd = -1;

@@ -115,6 +115,10 @@ struct svc_server {
 
 /* serve.c: start watching ep (EPOLLIN). Returns 0 or -errno. */
 int svc_watch(struct svc_server *srv, struct svc_endpoint *ep);
+/* serve.c: receive one request on fd into m, counted in srv's statistics.
+ * Returns 0; -EAGAIN when none is waiting; -ECONNRESET when the peer hung
+ * up; another -errno after replying with the error (drop the peer). */
+int svc_recv_request(struct svc_server *srv, int fd, struct svc_msg *m);
 
 /* handles.c: a new handle for prog, for a caller of uid; its client end
  * (close-on-exec) in *client_fd. Returns 0 or -errno with err set. */
