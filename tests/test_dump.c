@@ -7,6 +7,8 @@
  * on the patched kernel: kernel/tests/native_cli.sh dumps those.
  */
 #include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <linux/filter.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +134,91 @@ Test(dump, classic_filters_oldest_first_as_compiled)
 	insn_lines(out, want, sizeof(want));
 	cr_assert_str_eq(got, want);
 	free(second);
+}
+
+/* The instructions of filter idx of a dump -j document, as sock_filters. */
+static size_t json_filter_insns(struct json_object *doc, size_t idx, struct sock_filter *dst,
+				size_t cap)
+{
+	struct json_object *filters, *f, *insns, *e, *v;
+	size_t i, n;
+
+	cr_assert(json_object_object_get_ex(doc, "filters", &filters));
+	f = json_object_array_get_idx(filters, idx);
+	cr_assert_not_null(f);
+	cr_assert(json_object_object_get_ex(f, "kind", &v));
+	cr_assert_str_eq(json_object_get_string(v), "classic");
+	cr_assert(json_object_object_get_ex(f, "instructions", &insns));
+	n = json_object_array_length(insns);
+	cr_assert_leq(n, cap);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(insns, i);
+		cr_assert(json_object_object_get_ex(e, "code", &v));
+		dst[i].code = (uint16_t)json_object_get_int(v);
+		cr_assert(json_object_object_get_ex(e, "jt", &v));
+		dst[i].jt = (uint8_t)json_object_get_int(v);
+		cr_assert(json_object_object_get_ex(e, "jf", &v));
+		dst[i].jf = (uint8_t)json_object_get_int(v);
+		cr_assert(json_object_object_get_ex(e, "k", &v));
+		dst[i].k = (uint32_t)json_object_get_int64(v);
+		cr_assert(json_object_object_get_ex(e, "text", &v));
+	}
+	return n;
+}
+
+/* What compile --format bin writes for obj. */
+static size_t compiled_insns(const char *obj, struct sock_filter *dst, size_t cap)
+{
+	char path[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/secbpf-test-dump-bin-%d", getpid());
+	cr_assert_eq(secbpf("compile '%s' --format bin -o '%s'", obj, path), 0, "%s", out);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	n = fread(dst, sizeof(*dst), cap, f);
+	fclose(f);
+	unlink(path);
+	return n;
+}
+
+Test(dump, json_lists_the_filters_as_compiled)
+{
+	static struct sock_filter got[4096], want[4096];
+	char seed[4096], wx[4096], pidfile[256];
+	struct json_object *doc, *v;
+	size_t n, m;
+	pid_t pid;
+	int rc;
+
+	if (geteuid() != 0)
+		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
+	sample(seed, sizeof(seed), "seed_close");
+	sample(wx, sizeof(wx), "wx");
+	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
+	rc = secbpf("dump -j %d 2>/dev/null", (int)pid);
+	kill(pid, SIGKILL);
+	unlink(pidfile);
+	cr_assert_eq(rc, 0, "%s", out);
+	doc = json_tokener_parse(out);
+	cr_assert_not_null(doc, "not JSON: %s", out);
+	cr_assert(json_object_object_get_ex(doc, "pid", &v));
+	cr_assert_eq(json_object_get_int(v), pid);
+	cr_assert(json_object_object_get_ex(doc, "filters", &v));
+	cr_assert_eq(json_object_array_length(v), 2, "%s", out);
+	cr_assert(json_object_object_get_ex(doc, "supervisor", &v), "%s", out);
+	n = json_filter_insns(doc, 0, got, 4096);
+	m = compiled_insns(seed, want, 4096);
+	cr_assert_eq(n, m);
+	cr_assert_eq(memcmp(got, want, n * sizeof(*got)), 0, "filter 0 is not the seed sample");
+	n = json_filter_insns(doc, 1, got, 4096);
+	m = compiled_insns(wx, want, 4096);
+	cr_assert_eq(n, m);
+	cr_assert_eq(memcmp(got, want, n * sizeof(*got)), 0, "filter 1 is not wx");
+	json_object_put(doc);
+	cr_assert_eq(secbpf("dump -j -o /tmp/x.o 1"), 2, "%s", out);
+	cr_assert(strstr(out, "give one"), "%s", out);
 }
 
 Test(dump, a_process_without_filters_lists_none)

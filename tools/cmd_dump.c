@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <linux/filter.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -40,7 +41,7 @@
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "usage: secbpf dump PID [-o FILE.o]\n"
+	fprintf(f, "usage: secbpf dump PID [-j | -o FILE.o]\n"
 		   "\n"
 		   "List the seccomp filters attached to process (or thread) PID, oldest first:\n"
 		   "index, kind and a disassembly. A classic filter is shown as the kernel\n"
@@ -57,6 +58,8 @@ static void dump_usage(FILE *f)
 		   "installation order for a stack. This asks PID's supervisor, which answers\n"
 		   "the owner of its processes and CAP_SYS_ADMIN (docs/introspection.md).\n"
 		   "\n"
+		   "  -j, --json           one JSON document: {\"pid\", \"filters\": [{\"index\",\n"
+		   "                       \"kind\", \"instructions\": [...]}], \"supervisor\"}\n"
 		   "  -o, --output FILE.o  write the checkpoint\n"
 		   "  -h, --help           show this help\n"
 		   "\n"
@@ -224,6 +227,53 @@ static void dump_print(FILE *out, const struct dump_filter *f, unsigned long ind
 	}
 }
 
+/* One filter as JSON: its kind and instructions (classic ones with their
+ * fields, both with the text dump_print() shows). */
+static struct json_object *dump_json_filter(const struct dump_filter *f, unsigned long index)
+{
+	struct json_object *o = json_object_new_object(), *insns = json_object_new_array();
+	char buf[256];
+	uint32_t i;
+	int n;
+
+	json_object_object_add(o, "index", json_object_new_int64((int64_t)index));
+	json_object_object_add(o, "kind",
+			       json_object_new_string(f->extended ? "extended" : "classic"));
+	if (f->extended) {
+		if (f->prog_id) {
+			json_object_object_add(o, "prog_id", json_object_new_int64(f->prog_id));
+			json_object_object_add(
+				o, "name",
+				json_object_new_string_len(
+					f->name, (int)strnlen(f->name, BPF_OBJ_NAME_LEN)));
+		}
+		if (f->note[0])
+			json_object_object_add(o, "note", json_object_new_string(f->note));
+		for (i = 0; f->insns && i<f->cnt; i += n> 0 ? n : 1) {
+			struct json_object *e = json_object_new_object();
+
+			n = insn_disasm(f->insns, f->cnt, i, buf, sizeof(buf));
+			json_object_object_add(e, "index", json_object_new_int64(i));
+			json_object_object_add(e, "text", json_object_new_string(buf));
+			json_object_array_add(insns, e);
+		}
+	} else {
+		for (i = 0; i < f->cnt; i++) {
+			struct json_object *e = json_object_new_object();
+
+			cbpf_disasm_insn(f->cbpf, f->cnt, i, buf, sizeof(buf));
+			json_object_object_add(e, "code", json_object_new_int(f->cbpf[i].code));
+			json_object_object_add(e, "jt", json_object_new_int(f->cbpf[i].jt));
+			json_object_object_add(e, "jf", json_object_new_int(f->cbpf[i].jf));
+			json_object_object_add(e, "k", json_object_new_int64(f->cbpf[i].k));
+			json_object_object_add(e, "text", json_object_new_string(buf));
+			json_object_array_add(insns, e);
+		}
+	}
+	json_object_object_add(o, "instructions", insns);
+	return o;
+}
+
 /* Where object i of n goes: path itself for one, "x.I.o" for x.o. */
 static void checkpoint_path(const char *path, uint32_t i, uint32_t n, char *out, size_t size)
 {
@@ -322,8 +372,9 @@ static int dump_checkpoint(pid_t pid, const char *path)
 	return rc ? EXIT_REJECTED : 0;
 }
 
-/* After the classic listing: the eBPF programs PID's supervisor runs. */
-static void print_supervised(pid_t pid)
+/* After the classic listing: the eBPF programs PID's supervisor runs;
+ * with doc, into it as "supervisor" (null when none answers) instead. */
+static void print_supervised(pid_t pid, struct json_object *doc)
 {
 	struct ctl_supervisor *sup = NULL, *s, *refused;
 	struct json_object *progs, *p, *v;
@@ -339,7 +390,23 @@ static void print_supervised(pid_t pid)
 	n = (size_t)rc;
 	s = ctl_supervisor_of(sup, n, &t, pid, &refused);
 	ctl_ptable_free(&t);
-	if (s && json_object_object_get_ex(s->info, "programs", &progs)) {
+	if (doc) {
+		struct json_object *j = NULL;
+
+		if (s) {
+			j = json_object_new_object();
+			json_object_object_add(j, "pid", json_object_new_int(s->pid));
+			if (json_object_object_get_ex(s->info, "supervisor", &v))
+				json_object_object_add(j, "kind", json_object_get(v));
+			if (json_object_object_get_ex(s->info, "programs", &progs))
+				json_object_object_add(j, "programs", json_object_get(progs));
+		} else if (refused) {
+			j = json_object_new_object();
+			json_object_object_add(j, "pid", json_object_new_int(refused->pid));
+			json_object_object_add(j, "error", json_object_new_string(refused->why));
+		}
+		json_object_object_add(doc, "supervisor", j);
+	} else if (s && json_object_object_get_ex(s->info, "programs", &progs)) {
 		json_object_object_get_ex(s->info, "supervisor", &v);
 		printf("eBPF programs run by %s (pid %d), oldest first:\n",
 		       json_object_get_string(v), (int)s->pid);
@@ -363,8 +430,10 @@ static void print_supervised(pid_t pid)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
+						  { "json", no_argument, NULL, 'j' },
 						  { 0 } };
 	const char *output = NULL;
+	bool json = false;
 	struct secbpf_err err = { { 0 } };
 	struct dump_filter *filters = NULL, *grown;
 	unsigned long cap = 0;
@@ -376,12 +445,19 @@ int cmd_dump(int argc, char **argv)
 	char what[32], *end;
 	long pid;
 
-	cli_options_init(&o, argc, argv, "o:", longopts, dump_usage, NULL);
-	while ((c = cli_options_next(&o)) > 0)
+	cli_options_init(&o, argc, argv, "o:j", longopts, dump_usage, NULL);
+	while ((c = cli_options_next(&o)) > 0) {
 		if (c == 'o')
 			output = optarg;
+		else if (c == 'j')
+			json = true;
+	}
 	if (c < 0)
 		return c == CLI_OPTIONS_HELP ? 0 : EXIT_USAGE;
+	if (json && output) {
+		cli_error("dump", "-j lists the filters; -o writes a checkpoint instead: give one");
+		return EXIT_USAGE;
+	}
 	if (optind + 1 != argc) {
 		cli_error("dump", "expected exactly one PID (see secbpf dump --help)");
 		return EXIT_USAGE;
@@ -427,11 +503,23 @@ detach:
 	/* Let it go before printing: it stays stopped only while we read. */
 	if (ptrace(PTRACE_DETACH, pid, 0, (void *)(long)pending_sig) && errno != ESRCH)
 		cli_error(what, "PTRACE_DETACH: %s", strerror(errno));
-	if (rc == 0) {
+	if (rc == 0 && json) {
+		struct json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+
+		json_object_object_add(doc, "pid", json_object_new_int64(pid));
+		for (i = 0; i < n; i++)
+			json_object_array_add(arr, dump_json_filter(&filters[i], i));
+		json_object_object_add(doc, "filters", arr);
+		print_supervised((pid_t)pid, doc);
+		printf("%s\n",
+		       json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else if (rc == 0) {
 		printf("pid %ld: %lu seccomp filter%s, oldest first\n", pid, n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++)
 			dump_print(stdout, &filters[i], i);
-		print_supervised((pid_t)pid);
+		print_supervised((pid_t)pid, NULL);
 	}
 	for (i = 0; i < n && i < cap; i++) {
 		free(filters[i].cbpf);
