@@ -385,6 +385,8 @@ static void print_supervised(pid_t pid, struct json_object *doc)
 	rc = ctl_discover(&sup);
 	if (rc <= 0 || ctl_ptable_read(&t)) {
 		ctl_free(sup, rc > 0 ? (size_t)rc : 0);
+		if (doc)
+			json_object_object_add(doc, "supervisor", NULL);
 		return;
 	}
 	n = (size_t)rc;
