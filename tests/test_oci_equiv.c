@@ -17,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cbpf/cbpf.h"
 #include "common.h"
 #include "object/object.h"
 #include "oci/profile.h"
+#include "oci_runc_ref.h"
 #include "secbpf.h"
 
 #define CAP_SYS_ADMIN_BIT (1ull << 21)
@@ -67,95 +67,7 @@ static const char *import_and_build(const char *name, const char *import_opts)
 	return obj;
 }
 
-/* --- The reference: libseccomp as runc drives it ------------------------- */
-
-/* A tiny assembler for the stub: jumps to absolute targets. */
-struct stub {
-	struct sock_filter insn[64];
-	int jt[64], jf[64]; /* absolute targets, -1: the next one */
-	size_t n;
-};
-
-static size_t stub_add(struct stub *s, uint16_t code, uint32_t k, int jt, int jf)
-{
-	cr_assert_lt(s->n, 64);
-	s->insn[s->n] = (struct sock_filter)BPF_STMT(code, k);
-	s->jt[s->n] = jt;
-	s->jf[s->n] = jf;
-	return s->n++;
-}
-
-/* runc's patchbpf stub for the last syscall of each arch (0: none); its
- * "to the filter" target is s->n at the end. */
-static void runc_stub(const struct oci_profile *p, const uint32_t *last, struct stub *s)
-{
-	enum { FILTER = 1000, ENOSYS_RET = 1001 };
-	uint32_t last64 = 0, last32 = 0, lastx86 = 0;
-	bool has_x86_64 = false, has_x86 = false;
-	size_t sec64, sec86, enosys;
-
-	for (size_t i = 0; i < p->narches; i++) {
-		if (p->arches[i] == SCMP_ARCH_X86_64)
-			last64 = last[i];
-		else if (p->arches[i] == SCMP_ARCH_X32)
-			last32 = last[i];
-		else if (p->arches[i] == SCMP_ARCH_X86)
-			lastx86 = last[i];
-		else
-			cr_assert_fail("the test's stub knows x86 arches only");
-	}
-	has_x86_64 = last64 || last32;
-	has_x86 = lastx86 != 0;
-	s->n = 0;
-	stub_add(s, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), -1, -1);
-	size_t j64 =
-		has_x86_64 ? stub_add(s, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, -1) : 0;
-	size_t j86 = has_x86 ? stub_add(s, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, -1) : 0;
-	stub_add(s, BPF_JMP | BPF_JA, FILTER, -1, -1);
-	if (has_x86_64) {
-		sec64 = stub_add(s, BPF_LD | BPF_W | BPF_ABS, 0, -1, -1);
-		s->jt[j64] = (int)sec64;
-		if (last64 && last32) {
-			size_t js = stub_add(s, BPF_JMP | BPF_JSET | BPF_K, X32_BIT, 0, -1);
-			stub_add(s, BPF_JMP | BPF_JGT | BPF_K, last64, ENOSYS_RET, FILTER);
-			s->jt[js] = (int)stub_add(s, BPF_JMP | BPF_JGT | BPF_K, last32, ENOSYS_RET,
-						  FILTER);
-		} else if (last64) {
-			stub_add(s, BPF_JMP | BPF_JSET | BPF_K, X32_BIT, FILTER, -1);
-			stub_add(s, BPF_JMP | BPF_JGT | BPF_K, last64, ENOSYS_RET, FILTER);
-		} else {
-			stub_add(s, BPF_JMP | BPF_JSET | BPF_K, X32_BIT, -1, FILTER);
-			stub_add(s, BPF_JMP | BPF_JGT | BPF_K, last32, ENOSYS_RET, FILTER);
-		}
-	}
-	if (has_x86) {
-		sec86 = stub_add(s, BPF_LD | BPF_W | BPF_ABS, 0, -1, -1);
-		s->jt[j86] = (int)sec86;
-		stub_add(s, BPF_JMP | BPF_JGT | BPF_K, lastx86, ENOSYS_RET, FILTER);
-	}
-	/* the ENOSYS return last, so that every jump to it goes forward */
-	enosys = stub_add(s, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, -1, -1);
-	for (size_t i = 0; i < s->n; i++) {
-		int t[2] = { s->jt[i], s->jf[i] };
-
-		for (int k = 0; k < 2; k++) {
-			if (t[k] == FILTER)
-				t[k] = (int)s->n;
-			else if (t[k] == ENOSYS_RET)
-				t[k] = (int)enosys;
-			else if (t[k] < 0)
-				t[k] = (int)i + 1;
-		}
-		if (BPF_OP(s->insn[i].code) == BPF_JA && BPF_CLASS(s->insn[i].code) == BPF_JMP) {
-			s->insn[i].k = (uint32_t)((int)s->n - (int)i - 1);
-			continue;
-		}
-		if (BPF_CLASS(s->insn[i].code) != BPF_JMP)
-			continue;
-		s->insn[i].jt = (uint8_t)(t[0] - (int)i - 1);
-		s->insn[i].jf = (uint8_t)(t[1] - (int)i - 1);
-	}
-}
+/* --- The reference: libseccomp as runc drives it (oci_runc_ref.c) ------ */
 
 struct filter {
 	struct sock_filter *insns;
@@ -166,84 +78,12 @@ struct filter {
 static struct filter runc_filter(const struct oci_profile *p, uint64_t caps, unsigned kmajor,
 				 unsigned kminor)
 {
-	scmp_filter_ctx ctx = seccomp_init(p->default_action);
-	uint32_t last[OCI_MAX_ARCHES] = { 0 };
-	bool native_listed = false;
-	struct filter f = { 0 };
-	struct stub stub = { 0 };
-	uint32_t act = p->default_action & SECCOMP_RET_ACTION_FULL;
-	bool want_stub;
-	int fd, rc;
-	off_t size;
+	const struct oci_runc_opts o = { .caps = caps, .kmajor = kmajor, .kminor = kminor };
+	struct secbpf_err err = { { 0 } };
+	struct oci_runc_filter f;
 
-	cr_assert_not_null(ctx);
-	for (size_t i = 0; i < p->narches; i++) {
-		if (p->arches[i] == seccomp_arch_native())
-			native_listed = true;
-		else
-			cr_assert_eq(seccomp_arch_add(ctx, p->arches[i]), 0);
-	}
-	if (!native_listed)
-		cr_assert_eq(seccomp_arch_remove(ctx, seccomp_arch_native()), 0);
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct oci_rule *r = &p->rules[i];
-		struct scmp_arg_cmp conds[OCI_MAX_ARGS * 4];
-		unsigned int count[OCI_MAX_ARGS] = { 0 };
-		bool repeated = false;
-
-		/* Docker's resolution, on the host's arch */
-		if (!oci_rule_applies(r, caps, kmajor, kminor))
-			continue;
-		for (size_t a = 0; a < r->nargs; a++) {
-			const struct oci_cond *c = &r->args[a];
-
-			conds[a] = (struct scmp_arg_cmp){ c->index, (enum scmp_compare)(c->op + 1),
-							  c->value, c->value_two };
-			repeated |= ++count[c->index] > 1;
-		}
-		for (size_t n = 0; n < r->nnames; n++) {
-			int nr = seccomp_syscall_resolve_name(r->names[n]);
-
-			for (size_t a = 0; a < p->narches; a++) {
-				int s = seccomp_syscall_resolve_name_arch(p->arches[a],
-									  r->names[n]);
-
-				if (s > (int)last[a])
-					last[a] = (uint32_t)s;
-			}
-			if (nr == __NR_SCMP_ERROR || r->action == p->default_action)
-				continue;
-			if (!repeated) {
-				rc = seccomp_rule_add_array(ctx, r->action, nr, (unsigned)r->nargs,
-							    conds);
-				cr_assert_eq(rc, 0, "syscalls[%zu] %s: %s", i, r->names[n],
-					     strerror(-rc));
-				continue;
-			}
-			for (size_t a = 0; a < r->nargs; a++) {
-				rc = seccomp_rule_add_array(ctx, r->action, nr, 1, &conds[a]);
-				cr_assert_eq(rc, 0, "syscalls[%zu] %s: %s", i, r->names[n],
-					     strerror(-rc));
-			}
-		}
-	}
-	fd = memfd_create("libseccomp-bpf", 0);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
-	size = lseek(fd, 0, SEEK_END);
-	want_stub = !(p->default_errno_set && p->default_errno == ENOSYS) &&
-		    act != SECCOMP_RET_ALLOW && act != SECCOMP_RET_LOG && act != SECCOMP_RET_TRACE;
-	if (want_stub)
-		runc_stub(p, last, &stub);
-	f.len = stub.n + (size_t)size / sizeof(struct sock_filter);
-	f.insns = calloc(f.len, sizeof(*f.insns));
-	cr_assert_not_null(f.insns);
-	memcpy(f.insns, stub.insn, stub.n * sizeof(*f.insns));
-	cr_assert_eq(pread(fd, f.insns + stub.n, (size_t)size, 0), size);
-	close(fd);
-	seccomp_release(ctx);
-	cr_assert_eq(cbpf_check(f.insns, f.len, NULL), 0, "the runc-like filter is not valid");
-	return f;
+	cr_assert_eq(oci_runc_filter_build(p, &o, &f, &err), 0, "%s", err.msg);
+	return (struct filter){ .insns = f.insns, .len = f.len };
 }
 
 /* --- The comparison ---------------------------------------------------- */
