@@ -189,6 +189,7 @@ static struct cbpf_prog secbpf_filter(const char *secbpf, const char *profile, c
 		     "'%s' import-oci '%s' -o '%s/%s.bpf.c' && '%s' cc '%s/%s.bpf.c' -o '%s'",
 		     secbpf, profile, dir, name, secbpf, dir, name, obj_path) >= (int)sizeof(cmd))
 		die(profile, "path too long");
+	fflush(stdout); /* cc's lint warnings after what is printed already */
 	if (system(cmd))
 		die(profile, "secbpf import-oci or cc failed");
 	snprintf(v[0], sizeof(v[0]), "%#llx", (unsigned long long)caps);
@@ -323,7 +324,7 @@ static void row(const char *what, double s, double tree, double linear, const ch
 		snprintf(rt, sizeof(rt), "%.3f", s / tree);
 	if (linear > 0)
 		snprintf(rl, sizeof(rl), "%.3f", s / linear);
-	printf("| %-44s | %8s | %8s | %11s | %11s | %14s |\n", what, cell[0], cell[1], cell[2], rt,
+	printf("| %-48s | %8s | %8s | %11s | %11s | %14s |\n", what, cell[0], cell[1], cell[2], rt,
 	       rl);
 }
 
@@ -333,10 +334,10 @@ static void print_table(const char *profile, size_t nallows, size_t ncalls,
 	char what[96];
 
 	printf("\n%s\n\n", profile);
-	printf("| %-44s | %8s | %8s | %11s | %11s | %14s |\n", "instructions executed", "secbpf",
+	printf("| %-48s | %8s | %8s | %11s | %11s | %14s |\n", "instructions executed", "secbpf",
 	       "lsc tree", "lsc default", "secbpf/tree", "secbpf/default");
-	printf("|%.*s|---------:|---------:|------------:|------------:|---------------:|\n", 46,
-	       "----------------------------------------------");
+	printf("|%.*s|---------:|---------:|------------:|------------:|---------------:|\n", 50,
+	       "--------------------------------------------------");
 	row("filter size (instructions)", (double)f[0].len, (double)f[1].len, (double)f[2].len,
 	    "%.0f");
 	snprintf(what, sizeof(what), "unconditional allows (%zu): average", nallows);
