@@ -2,7 +2,8 @@
 /*
  * secbpf filters in real containers (docs/containers.md): Debian's crun
  * with the annotations of `secbpf oci patch`, and runc with the profile of
- * `secbpf export-oci`, on a busybox-static rootfs built here, with a real
+ * `secbpf export-oci`, podman (`run --rootfs`, crun as its runtime) with
+ * the annotations, on a busybox-static rootfs built here, with a real
  * secbpfd supervising through its agent socket. The runtimes run in a
  * private mount namespace without the cgroup2 mount of a hybrid layout
  * (on a pure cgroup v2 host there is none to remove).
