@@ -559,6 +559,7 @@ Test(cbpf_compile, loops) { filter_test("loop", true, true, 8); }
 Test(cbpf_compile, subprograms) { filter_test("subprog", true, true, 8); }
 Test(cbpf_compile, x32_and_negative_nr) { filter_test("x32", true, true, 2); }
 Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16); }
+Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 
 Test(cbpf_compile, allowlist_is_small)
 {
