@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cbpf/cbpf_internal.h"
+#include "common/syscall_name.h"
 #include "vm/insn.h"
 
 #ifndef BPF_MEMSX
@@ -1282,6 +1283,17 @@ static int plan_build(struct cbpf_cc *cc, struct cbpf_plan *plan)
 			n++;
 		}
 	}
+	/* The native arch is tested first: the syscalls of the machine's own
+	 * programs, by far the most, then pay one arch compare, not one per
+	 * arch the program meets before it. */
+	for (j = 1; j < n; j++)
+		if (plan->classes[j].arch == syscall_abi_native().audit) {
+			struct cbpf_arch_class native = plan->classes[j];
+
+			memmove(&plan->classes[1], &plan->classes[0], j * sizeof(*plan->classes));
+			plan->classes[0] = native;
+			break;
+		}
 	plan->classes[n].other = true;
 	plan->nclasses = n + 1;
 	for (i = 0; i < plan->nclasses; i++) {
