@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * From a compiled filter to an OCI seccomp profile. Each (arch, nr) cell
- * is explored with its arguments unknown (oci_cell.c). A name whose cells
+ * is explored with its arguments unknown (lib/cbpf/cell_paths.c). A name whose cells
  * agree on every arch of the profile becomes a plain rule when every call
  * gets one action runc can install, or argument rules when one action is
  * taken exactly where masked equalities of the arguments hold (libseccomp's
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common/syscall_name.h"
-#include "oci_cell.h"
+#include "cbpf/cell_paths.h"
 #include "oci_export.h"
 #include "service/agent_oci.h"
 
@@ -101,7 +101,7 @@ struct rule {
 	char name[64];
 	enum rule_kind kind;
 	uint32_t action;
-	struct oci_path *paths; /* RULE_ARGS: the paths taking action */
+	struct cbpf_cell_path *paths; /* RULE_ARGS: the paths taking action */
 	size_t npaths;
 	char *key; /* RULE_ARGS: the conditions, canonical, to compare arches */
 };
@@ -158,7 +158,7 @@ static int cond_cmp(const void *a, const void *b)
  * or NOTIFY. Fills r (r->paths and r->key malloc'ed for RULE_ARGS).
  * Returns 0 or -ENOMEM.
  */
-static int cell_rule(const struct export_state *s, const struct oci_cell *c, struct rule *r)
+static int cell_rule(const struct export_state *s, const struct cbpf_cell_paths *c, struct rule *r)
 {
 	char *lines[64], *key = NULL;
 	size_t i, n = 0, len = 0;
@@ -177,7 +177,7 @@ static int cell_rule(const struct export_state *s, const struct oci_cell *c, str
 	/* One action besides the default, on expressible paths with
 	 * conditions, and few enough of them to list. */
 	for (i = 0; i < c->npaths; i++) {
-		const struct oci_path *p = &c->paths[i];
+		const struct cbpf_cell_path *p = &c->paths[i];
 
 		if (p->action == s->default_action)
 			continue;
@@ -198,8 +198,8 @@ static int cell_rule(const struct export_state *s, const struct oci_cell *c, str
 			r->paths[r->npaths++] = c->paths[i];
 	/* The key: each path's conditions as a line, sorted, joined. */
 	for (i = 0; i < n; i++) {
-		const struct oci_path *p = &r->paths[i];
-		char buf[OCI_PATH_MAX_CONDS * 48] = "";
+		const struct cbpf_cell_path *p = &r->paths[i];
+		char buf[CBPF_CELL_MAX_CONDS * 48] = "";
 		size_t off = 0, j;
 
 		for (j = 0; j < p->nconds; j++)
@@ -275,7 +275,7 @@ static bool is_deny(uint32_t action)
  * arch outside the profile (libseccomp's bad-arch action) denies too. */
 static int choose_arches(struct export_state *s, FILE *notes)
 {
-	struct oci_cell c;
+	struct cbpf_cell_paths c;
 	uint32_t nr, first = 0;
 	size_t a;
 
@@ -285,13 +285,13 @@ static int choose_arches(struct export_state *s, FILE *notes)
 		if (syscall_abi_parse(arches[a].abi, &s->abi[a]))
 			continue;
 		for (nr = 0; nr < OCI_EXPORT_NR_MAX && uniform; nr++) {
-			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit,
+			if (cbpf_cell_explore(s->insns, s->len, s->abi[a].audit,
 					     arches[a].nr_base + nr, &c))
 				return -ENOMEM;
 			if (nr == 0)
 				first = c.action;
 			uniform = c.fixed && c.action == first;
-			oci_cell_free(&c);
+			cbpf_cell_paths_free(&c);
 		}
 		if (uniform && is_deny(first)) {
 			if (notes)
@@ -311,7 +311,7 @@ static int choose_arches(struct export_state *s, FILE *notes)
 /* The default action: what every number without a name gets. */
 static int find_default(struct export_state *s, struct secbpf_err *err)
 {
-	struct oci_cell c;
+	struct cbpf_cell_paths c;
 	char name[64];
 	size_t a;
 	uint32_t nr;
@@ -325,10 +325,10 @@ static int find_default(struct export_state *s, struct secbpf_err *err)
 			syscall_abi_syscall_name(&s->abi[a], (int32_t)full, name, sizeof(name));
 			if (name[0])
 				continue;
-			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
+			if (cbpf_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
 				return err_set(err, ENOMEM, "out of memory");
 			r = c.fixed && installable(c.action) ? c.action : ACTION_NOTIFY;
-			oci_cell_free(&c);
+			cbpf_cell_paths_free(&c);
 			if (r == ACTION_NOTIFY)
 				return err_set(
 					err, EINVAL,
@@ -357,7 +357,7 @@ static int find_default(struct export_state *s, struct secbpf_err *err)
 
 static int scan_names(struct export_state *s, struct secbpf_err *err)
 {
-	struct oci_cell c;
+	struct cbpf_cell_paths c;
 	char name[64];
 	size_t a;
 	uint32_t nr;
@@ -373,10 +373,10 @@ static int scan_names(struct export_state *s, struct secbpf_err *err)
 			syscall_abi_syscall_name(&s->abi[a], (int32_t)full, name, sizeof(name));
 			if (!name[0])
 				continue;
-			if (oci_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
+			if (cbpf_cell_explore(s->insns, s->len, s->abi[a].audit, full, &c))
 				return err_set(err, ENOMEM, "out of memory");
 			rc = cell_rule(s, &c, &cr);
-			oci_cell_free(&c);
+			cbpf_cell_paths_free(&c);
 			r = rc ? NULL : rule_for(s, name);
 			if (!r) {
 				rule_clear(&cr);
@@ -420,7 +420,7 @@ static int emit_args(const struct rule *r, struct json_object *syscalls)
 			return -ENOMEM;
 		}
 		for (j = 0; j < r->paths[i].nconds; j++) {
-			const struct oci_cond *c = &r->paths[i].conds[j];
+			const struct cbpf_cell_cond *c = &r->paths[i].conds[j];
 			struct json_object *arg = json_object_new_object();
 
 			/* SCMP_CMP_MASKED_EQ: value is the mask, valueTwo the datum. */

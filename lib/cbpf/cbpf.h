@@ -107,6 +107,13 @@ struct cbpf_sim_state {
 	uint32_t loads[sizeof(struct seccomp_data) / 4];	/* by offset / 4 */
 };
 
+/* The simulator's ALU on A (BPF_ALU code, src the K or X operand): false
+ * when the filter ends with 0 there (a division by zero). And its jump
+ * condition (BPF_JMP code other than JA). Shared with the cell explorer
+ * (cell_paths.h), so that both evaluate classic BPF alike. */
+bool cbpf_sim_alu(uint16_t code, uint32_t *a, uint32_t src);
+bool cbpf_sim_cond(uint16_t code, uint32_t a, uint32_t src);
+
 /* cbpf_sim_run() that also fills *st (st may be NULL). */
 uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd,
 		       struct cbpf_sim_state *st);

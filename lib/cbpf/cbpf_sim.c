@@ -20,8 +20,7 @@ static uint32_t cbpf_sim_word(const struct seccomp_data *sd, uint32_t off)
 	return w;
 }
 
-/* The ALU, or false when the filter must end with 0 (division by zero). */
-static bool cbpf_sim_alu(uint16_t code, uint32_t *a, uint32_t src)
+bool cbpf_sim_alu(uint16_t code, uint32_t *a, uint32_t src)
 {
 	switch (BPF_OP(code)) {
 	case BPF_ADD: *a += src; break;
@@ -50,7 +49,7 @@ static bool cbpf_sim_alu(uint16_t code, uint32_t *a, uint32_t src)
 	return true;
 }
 
-static bool cbpf_sim_cond(uint16_t code, uint32_t a, uint32_t src)
+bool cbpf_sim_cond(uint16_t code, uint32_t a, uint32_t src)
 {
 	switch (BPF_OP(code)) {
 	case BPF_JEQ: return a == src;

@@ -7,13 +7,17 @@
  * an atom "(word & mask) == k" or its negation; anything else (ranges,
  * arithmetic, the instruction pointer) makes the path inexpressible.
  * Each path's atoms are then merged per argument, contradictions dropped.
+ * Known values go through the simulator's ALU and conditions (cbpf_sim.c),
+ * so a division by zero ends a path with 0 as it ends the kernel's run; a
+ * division by an unknown divisor is a path of its own where that is zero.
  */
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "oci_cell.h"
+#include "cbpf/cbpf.h"
+#include "cbpf/cell_paths.h"
 
 /* Paths beyond this many: the cell counts as undecided (NOTIFY). */
 #define CELL_MAX_PATHS 4096
@@ -44,7 +48,7 @@ struct walk {
 	const struct sock_filter *insns;
 	size_t len;
 	uint32_t nr, audit;
-	struct oci_cell *cell;
+	struct cbpf_cell_paths *cell;
 	size_t cap;
 	unsigned int returns;
 	bool gave_up, failed;
@@ -57,46 +61,34 @@ static struct val known(uint32_t v)
 	return (struct val){ .kind = VAL_KNOWN, .v = v };
 }
 
-static struct val alu(uint16_t op, struct val a, struct val b)
+/*
+ * A = A op b on tracked values. Constants go through the simulator's ALU
+ * (cbpf_sim.c), an argument word ANDed with a constant stays a word, and
+ * anything else becomes unknown. Returns false when the filter ends with 0
+ * here (a division by a constant zero); the caller handles a division by
+ * an unknown, which may be zero.
+ */
+static bool alu(uint16_t code, struct val *a, struct val b)
 {
-	if (op == BPF_NEG)
-		return a.kind == VAL_KNOWN ? known(-a.v) : unknown;
-	if (op == BPF_AND && a.kind == VAL_WORD && b.kind == VAL_KNOWN) {
-		a.mask &= b.v;
-		return a;
+	uint16_t op = BPF_OP(code);
+
+	if ((op == BPF_DIV || op == BPF_MOD) && b.kind == VAL_KNOWN && b.v == 0)
+		return false;
+	if (op == BPF_AND && a->kind == VAL_WORD && b.kind == VAL_KNOWN) {
+		a->mask &= b.v;
+		return true;
 	}
-	if (a.kind != VAL_KNOWN || b.kind != VAL_KNOWN)
-		return unknown;
-	switch (op) {
-	case BPF_ADD:
-		return known(a.v + b.v);
-	case BPF_SUB:
-		return known(a.v - b.v);
-	case BPF_MUL:
-		return known(a.v * b.v);
-	case BPF_DIV:
-		return known(b.v ? a.v / b.v : 0);
-	case BPF_MOD:
-		return known(b.v ? a.v % b.v : 0);
-	case BPF_OR:
-		return known(a.v | b.v);
-	case BPF_AND:
-		return known(a.v & b.v);
-	case BPF_XOR:
-		return known(a.v ^ b.v);
-	case BPF_LSH:
-		return known(b.v < 32 ? a.v << b.v : 0);
-	case BPF_RSH:
-		return known(b.v < 32 ? a.v >> b.v : 0);
-	default:
-		return unknown;
+	if (a->kind != VAL_KNOWN || (op != BPF_NEG && b.kind != VAL_KNOWN)) {
+		*a = unknown;
+		return true;
 	}
+	return cbpf_sim_alu(code, &a->v, b.v);
 }
 
 /* Merge a path's atoms into per-argument conditions. Returns false when
  * the atoms contradict each other (the path is infeasible). */
 static bool path_finish(const struct atom *atoms, size_t n, bool expressible, uint32_t action,
-			struct oci_path *p)
+			struct cbpf_cell_path *p)
 {
 	uint32_t mask[NWORDS] = { 0 }, k[NWORDS] = { 0 };
 	size_t i, w;
@@ -156,8 +148,8 @@ static bool path_finish(const struct atom *atoms, size_t n, bool expressible, ui
 static void walk_ret(struct walk *w, struct val r, const struct atom *atoms, size_t n,
 		     bool expressible)
 {
-	struct oci_cell *c = w->cell;
-	struct oci_path p;
+	struct cbpf_cell_paths *c = w->cell;
+	struct cbpf_cell_path p;
 
 	w->returns++;
 	if (r.kind != VAL_KNOWN) {
@@ -168,7 +160,7 @@ static void walk_ret(struct walk *w, struct val r, const struct atom *atoms, siz
 		return;
 	if (c->npaths == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 4;
-		struct oci_path *np = realloc(c->paths, cap * sizeof(*np));
+		struct cbpf_cell_path *np = realloc(c->paths, cap * sizeof(*np));
 
 		if (!np) {
 			w->failed = true;
@@ -229,7 +221,27 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 			pc++;
 			break;
 		case BPF_ALU:
-			a = alu(BPF_OP(in->code), a, BPF_SRC(in->code) == BPF_X ? x : k);
+			src = BPF_SRC(in->code) == BPF_X ? x : k;
+			if ((BPF_OP(in->code) == BPF_DIV || BPF_OP(in->code) == BPF_MOD) &&
+			    src.kind != VAL_KNOWN) {
+				/* By zero the filter ends with 0: that way is a
+				 * path of its own, (word & mask) == 0 when the
+				 * divisor is an argument word. */
+				if (src.kind == VAL_WORD && natoms < PATH_MAX_ATOMS) {
+					atoms[natoms] =
+						(struct atom){ src.word, true, src.mask, 0 };
+					walk_ret(w, known(0), atoms, natoms + 1, expressible);
+					atoms[natoms++] =
+						(struct atom){ src.word, false, src.mask, 0 };
+				} else {
+					walk_ret(w, known(0), atoms, natoms, false);
+					expressible = false;
+				}
+			}
+			if (!alu(in->code, &a, src)) {
+				walk_ret(w, known(0), atoms, natoms, expressible);
+				return;
+			}
 			pc++;
 			break;
 		case BPF_MISC:
@@ -250,20 +262,7 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 			}
 			src = BPF_SRC(in->code) == BPF_X ? x : k;
 			if (a.kind == VAL_KNOWN && src.kind == VAL_KNOWN) {
-				switch (BPF_OP(in->code)) {
-				case BPF_JEQ:
-					taken = a.v == src.v;
-					break;
-				case BPF_JGT:
-					taken = a.v > src.v;
-					break;
-				case BPF_JGE:
-					taken = a.v >= src.v;
-					break;
-				default:
-					taken = (a.v & src.v) != 0;
-					break; /* JSET */
-				}
+				taken = cbpf_sim_cond(in->code, a.v, src.v);
 				pc += 1 + (taken ? in->jt : in->jf);
 				break;
 			}
@@ -307,8 +306,8 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 		w->gave_up = true;
 }
 
-int oci_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
-		     struct oci_cell *out)
+int cbpf_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
+		      struct cbpf_cell_paths *out)
 {
 	struct walk w = { .insns = insns, .len = len, .nr = nr, .audit = audit, .cell = out };
 	struct val mem[BPF_MEMWORDS];
@@ -319,11 +318,11 @@ int oci_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit
 		mem[i] = known(0); /* the kernel zeroes M[] */
 	walk_from(&w, 0, known(0), known(0), mem, NULL, 0, true);
 	if (w.failed) {
-		oci_cell_free(out);
+		cbpf_cell_paths_free(out);
 		return -ENOMEM;
 	}
 	if (w.gave_up || !out->npaths) {
-		oci_cell_free(out);
+		cbpf_cell_paths_free(out);
 		return 0; /* not fixed, no paths: NOTIFY */
 	}
 	out->fixed = true;
@@ -334,7 +333,7 @@ int oci_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit
 	return 0;
 }
 
-void oci_cell_free(struct oci_cell *c)
+void cbpf_cell_paths_free(struct cbpf_cell_paths *c)
 {
 	free(c->paths);
 	c->paths = NULL;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One (arch, nr) cell of a compiled filter, explored with its arguments
- * unknown, for `secbpf export-oci` (docs/containers.md): every feasible
+ * unknown (used by `secbpf export-oci`, docs/containers.md): every feasible
  * path's action and, where a path tests nothing but masked equalities of
- * the arguments, those tests as libseccomp's SCMP_CMP_MASKED_EQ.
+ * the arguments, those tests as libseccomp's SCMP_CMP_MASKED_EQ. Known
+ * values are computed by the simulator's ALU and conditions (cbpf_sim.c).
  */
-#ifndef SECBPF_OCI_CELL_H
-#define SECBPF_OCI_CELL_H
+#ifndef SECBPF_CBPF_CELL_PATHS_H
+#define SECBPF_CBPF_CELL_PATHS_H
 
 #include <linux/filter.h>
 #include <stdbool.h>
@@ -14,31 +15,31 @@
 #include <stdint.h>
 
 /* (args[arg] & mask) == datum, on all 64 bits. */
-struct oci_cond {
+struct cbpf_cell_cond {
 	uint8_t arg;
 	uint64_t mask, datum;
 };
 
-#define OCI_PATH_MAX_CONDS 6 /* one per argument */
+#define CBPF_CELL_MAX_CONDS 6 /* one per argument */
 
-struct oci_path {
+struct cbpf_cell_path {
 	uint32_t action;
 	bool expressible; /* conds say exactly which calls take this path */
 	uint8_t nconds;
-	struct oci_cond conds[OCI_PATH_MAX_CONDS]; /* by arg, ascending */
+	struct cbpf_cell_cond conds[CBPF_CELL_MAX_CONDS]; /* by arg, ascending */
 };
 
-struct oci_cell {
+struct cbpf_cell_paths {
 	bool fixed;	 /* every call gets action */
 	uint32_t action; /* when fixed */
-	struct oci_path *paths;
+	struct cbpf_cell_path *paths;
 	size_t npaths; /* the feasible paths (0 when the exploration gave up) */
 };
 
 /* Explore insns[0..len-1] (a checked filter) for arch audit and number nr.
  * Returns 0 or -ENOMEM. */
-int oci_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
-		     struct oci_cell *out);
-void oci_cell_free(struct oci_cell *c);
+int cbpf_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
+		      struct cbpf_cell_paths *out);
+void cbpf_cell_paths_free(struct cbpf_cell_paths *c);
 
 #endif
