@@ -102,21 +102,33 @@ static pid_t start_filtered(const char *a, const char *b, char *pidfile, size_t 
 	return (pid_t)s.pid;
 }
 
-Test(dump, classic_filters_oldest_first_as_compiled)
+/*
+ * Run `secbpf dump ARGS PID` on a process under the seed_close and wx
+ * samples (their objects into seed and wx, 4096 bytes each); the process
+ * is gone when this returns. Returns dump's status (output in out).
+ */
+static int dump_two_filters(const char *args, char *seed, char *wx, pid_t *pid)
 {
-	char seed[4096], wx[4096], pidfile[256], got[1 << 15], want[1 << 15], *second;
-	pid_t pid;
+	char pidfile[256];
 	int rc;
 
 	if (geteuid() != 0)
 		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
-	sample(seed, sizeof(seed), "seed_close");
-	sample(wx, sizeof(wx), "wx");
-	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
-	rc = secbpf("dump %d", (int)pid);
-	kill(pid, SIGKILL);
+	sample(seed, 4096, "seed_close");
+	sample(wx, 4096, "wx");
+	*pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
+	rc = secbpf("dump %s %d", args, (int)*pid);
+	kill(*pid, SIGKILL);
 	unlink(pidfile);
-	cr_assert_eq(rc, 0, "%s", out);
+	return rc;
+}
+
+Test(dump, classic_filters_oldest_first_as_compiled)
+{
+	char seed[4096], wx[4096], got[1 << 15], want[1 << 15], *second;
+	pid_t pid;
+
+	cr_assert_eq(dump_two_filters("", seed, wx, &pid), 0, "%s", out);
 	cr_assert(strstr(out, ": 2 seccomp filters, oldest first\n"), "%s", out);
 	second = strstr(out, "filter 1: classic, ");
 	cr_assert(strstr(out, "filter 0: classic, "), "%s", out);
@@ -186,21 +198,12 @@ static size_t compiled_insns(const char *obj, struct sock_filter *dst, size_t ca
 Test(dump, json_lists_the_filters_as_compiled)
 {
 	static struct sock_filter got[4096], want[4096];
-	char seed[4096], wx[4096], pidfile[256];
+	char seed[4096], wx[4096];
 	struct json_object *doc, *v;
 	size_t n, m;
 	pid_t pid;
-	int rc;
 
-	if (geteuid() != 0)
-		test_skip_unless_ci("PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN");
-	sample(seed, sizeof(seed), "seed_close");
-	sample(wx, sizeof(wx), "wx");
-	pid = start_filtered(seed, wx, pidfile, sizeof(pidfile));
-	rc = secbpf("dump -j %d 2>/dev/null", (int)pid);
-	kill(pid, SIGKILL);
-	unlink(pidfile);
-	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert_eq(dump_two_filters("-j", seed, wx, &pid), 0, "%s", out);
 	doc = json_tokener_parse(out);
 	cr_assert_not_null(doc, "not JSON: %s", out);
 	cr_assert(json_object_object_get_ex(doc, "pid", &v));
