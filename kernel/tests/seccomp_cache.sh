@@ -40,8 +40,12 @@ cache_of() {
 		cat /tmp/cache_run.log
 		return 1
 	fi
-	cat /proc/$pid/seccomp_cache >$out
+	# one line per nr, "x86_64 NR ALLOW" or "x86_64 NR FILTER"; all of
+	# them must be there
+	cat /proc/$pid/seccomp_cache >$out.all
 	st=$?
+	[ "$(grep -c ' FILTER$\| ALLOW$' $out.all)" = "$NRS" ] || st=1
+	grep ' ALLOW$' $out.all >$out
 	kill -9 $pid 2>/dev/null
 	wait $runner 2>/dev/null
 	return $st
@@ -63,6 +67,8 @@ compare() {
 if [ ! -r /proc/self/seccomp_cache ]; then
 	nok "/proc/self/seccomp_cache is missing (CONFIG_SECCOMP_CACHE_DEBUG)"
 fi
+# the number of x86_64 syscalls the kernel's table has (kernel/boot)
+NRS=$(cat /cache/nr_count)
 progs=0
 for o in /cache/*.bpf.o; do
 	[ -e "$o" ] || continue
