@@ -13,7 +13,9 @@
  * sweep runs twice on the same maps (state left by other syscalls shows in
  * the second). A nr counts as always allowed only if every run returned
  * ALLOW, none failed (a helper that needs a task, e.g.) and no run changed a
- * map (a side effect the kernel's cache would skip). A helper call reads
+ * map (a side effect the kernel's cache would skip). Such a program is
+ * supervised, and the listener guard secbpf puts before it reads seccomp()'s
+ * arguments, so seccomp() is not always allowed either. A helper call reads
  * something the seccomp_data does not hold (a map a user may write, the
  * task, the clock) or acts, so every call but bpf_loop's (whose callback is
  * the program's own code) is replaced by a load above the frame pointer: a
@@ -33,6 +35,7 @@
 #include "vm/runtime.h"
 
 #define MAX_VALUES 4096
+#define SECCOMP_NR_X86_64 317
 
 static const uint64_t fixed_samples[] = {
 	0,	    1,	  2, 3, 16, 45, 999, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ull,
@@ -64,9 +67,34 @@ static void add_around(struct values *vs, uint64_t v)
 	add_value(vs, (uint32_t)v);
 }
 
-/* The samples and every immediate of the program (sign-extended as the
- * instructions use it, and as a 32-bit value). */
-static void collect_values(const struct object_prog *prog, struct values *vs)
+/* Every aligned 32- and 64-bit word of the initial global data (knobs in
+ * .rodata such as a marker value the program compares an argument with). */
+static void collect_data_values(const struct object *obj, struct values *vs)
+{
+	uint32_t i, off;
+
+	for (i = 0; i < obj->map_cnt; i++) {
+		const struct object_map *m = &obj->maps[i];
+		uint32_t w;
+		uint64_t d;
+
+		if (!m->init_data || m->kind == OBJECT_MAP_BTF)
+			continue;
+		for (off = 0; off + 4 <= m->value_size; off += 4) {
+			memcpy(&w, m->init_data + off, 4);
+			add_around(vs, w);
+			if (off % 8 == 0 && off + 8 <= m->value_size) {
+				memcpy(&d, m->init_data + off, 8);
+				add_around(vs, d);
+			}
+		}
+	}
+}
+
+/* The samples, the global data and every immediate of the program
+ * (sign-extended as the instructions use it, and as a 32-bit value). */
+static void collect_values(const struct object *obj, const struct object_prog *prog,
+			   struct values *vs)
 {
 	uint32_t i;
 
@@ -83,6 +111,7 @@ static void collect_values(const struct object_prog *prog, struct values *vs)
 		}
 		add_around(vs, (uint64_t)(int64_t)in->imm);
 	}
+	collect_data_values(obj, vs);
 }
 
 /* Every helper call but bpf_loop faults (see the top of the file). */
@@ -135,13 +164,21 @@ static uint64_t maps_digest(struct runtime *rt, const struct object *obj)
 	return h;
 }
 
+/* Some run reached a helper or changed a map: the program needs state, so
+ * `secbpf run` supervises it. */
+static bool stateful;
+
 /* One run: true if it allowed. */
 static bool run_allows(struct runtime *rt, struct seccomp_data *sd)
 {
 	struct secbpf_err err = { { 0 } };
 	uint32_t ret;
 
-	return runtime_run(rt, sd, &ret, &err) == 0 && ret == SECCOMP_RET_ALLOW;
+	if (runtime_run(rt, sd, &ret, &err)) {
+		stateful = true;
+		return false;
+	}
+	return ret == SECCOMP_RET_ALLOW;
 }
 
 static bool runs_allow(struct runtime *rt, int nr, const struct values *vs)
@@ -185,8 +222,13 @@ static bool always_allows(struct runtime *rt, const struct object *obj, int nr,
 			  const struct values *vs)
 {
 	uint64_t before = maps_digest(rt, obj);
+	bool allows = runs_allow(rt, nr, vs);
 
-	return runs_allow(rt, nr, vs) && maps_digest(rt, obj) == before;
+	if (maps_digest(rt, obj) != before) {
+		stateful = true;
+		return false;
+	}
+	return allows;
 }
 
 int main(int argc, char **argv)
@@ -218,13 +260,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cache_oracle: %s: %s\n", argv[1], rt ? strerror(ENOMEM) : err.msg);
 		return 2;
 	}
-	collect_values(prog, vs);
+	collect_values(obj, prog, vs);
 	for (nr = 0; nr < nr_count; nr++)
 		allowed[nr] = true;
 	for (pass = 0; pass < 2; pass++)
 		for (nr = 0; nr < nr_count; nr++)
 			if (allowed[nr] && !always_allows(rt, obj, nr, vs))
 				allowed[nr] = false;
+	/* A supervised filter starts with the listener guard, which denies
+	 * seccomp(SET_MODE_FILTER, NEW_LISTENER) by its arguments
+	 * (docs/design.md §1): seccomp() is then never constant. */
+	if (stateful && SECCOMP_NR_X86_64 < nr_count)
+		allowed[SECCOMP_NR_X86_64] = false;
 	for (nr = 0; nr < nr_count; nr++)
 		if (allowed[nr])
 			printf("x86_64 %d ALLOW\n", nr);
