@@ -40,6 +40,18 @@ static bool fuzz_raw(const uint8_t *data, size_t size, struct gen_prog *g)
 	return insn_validate(g->insns, g->n, 0, 1, &err) == 0;
 }
 
+/* Programs compiled and those whose filter hands a case to the supervisor
+ * (the punt figure of tests/test_cbpf_punts.c), printed at exit. */
+static unsigned long fuzz_compiled, fuzz_punted;
+static bool fuzz_at_exit;
+
+static void fuzz_print_punts(void)
+{
+	fprintf(stderr, "fuzz_cbpf: %lu programs compiled, %lu (%.1f%%) hand a case to the supervisor\n",
+		fuzz_compiled, fuzz_punted,
+		100.0 * (double)fuzz_punted / (double)(fuzz_compiled ? fuzz_compiled : 1));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gen_prog g;
@@ -52,6 +64,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct runtime *rt;
 	int rc;
 
+	if (!fuzz_at_exit) {
+		fuzz_at_exit = true;
+		if (atexit(fuzz_print_punts))
+			abort();
+	}
 	if (size < 2)
 		return 0;
 	if (data[0] & 1) {
@@ -77,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		return 0;
 	}
+	fuzz_compiled++;
+	fuzz_punted += cp.needs_supervisor;
 	if (cbpf_check(cp.insns, cp.len, &err)) {
 		fprintf(stderr, "compiled filter fails cbpf_check: %s\n", err.msg);
 		abort();

@@ -2,7 +2,8 @@
 /*
  * secbpf filters in real containers (docs/containers.md): Debian's crun
  * with the annotations of `secbpf oci patch`, and runc with the profile of
- * `secbpf export-oci`, on a busybox-static rootfs built here, with a real
+ * `secbpf export-oci`, podman (`run --rootfs`, crun as its runtime) with
+ * the annotations, on a busybox-static rootfs built here, with a real
  * secbpfd supervising through its agent socket. The runtimes run in a
  * private mount namespace without the cgroup2 mount of a hybrid layout
  * (on a pure cgroup v2 host there is none to remove).
@@ -137,7 +138,7 @@ static void check_plain(const char *s)
  */
 static void make_bundle(const char *runtime, const char *script, char *bundle, size_t size)
 {
-	char profile[4200] = "", config[4400];
+	char profile[4400] = "", config[4400];
 	FILE *f;
 
 	check_plain(script);
@@ -200,13 +201,70 @@ static void runtime_command(const char *runtime, const char *bundle, char *cmd, 
 		 (int)getpid(), serial);
 }
 
+/* podman with its storage, state and events in dir, crun as its runtime,
+ * no cgroups (the hybrid layout), no network. The rlimits are set below the
+ * host's: podman's defaults (nofile 1048576) need CAP_SYS_RESOURCE. */
+#define PODMAN                                                                                     \
+	"podman --root \"%s/pm/s\" --runroot \"%s/pm/r\" --tmpdir \"%s/pm/t\" "                    \
+	"--storage-driver vfs --events-backend file --cgroup-manager cgroupfs --runtime crun"
+
+static void need_podman(void)
+{
+	if (!have("podman") || !have("conmon"))
+		test_skip_unless_ci("podman or conmon missing: scripts/setup-deps installs them");
+}
+
+/* `podman run --rootfs` of script under program, with the annotations of
+ * `secbpf oci annotations --prog`, in a private mount namespace without the
+ * hybrid layout's cgroup2 mount. The container is named ctr-PID-SERIAL. */
+static void podman_command(const char *script, char *cmd, size_t size)
+{
+	char annotations[16384] = "", *line, *save = NULL, path[4300];
+	size_t n = 0;
+	FILE *f;
+
+	/* The script goes in the rootfs, out of reach of the shells' quoting. */
+	snprintf(path, sizeof(path), "%s/rootfs/script-%d.sh", dir, ++serial);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\n", script);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' oci annotations --prog %s --daemon '%s'",
+				getenv("SECBPF"), program, sock),
+		     0, "oci annotations: %s", out);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		check_plain(line);
+		n += snprintf(annotations + n, sizeof(annotations) - n, " --annotation %s", line);
+		cr_assert_lt(n, sizeof(annotations), "test bug: annotations too long");
+	}
+	n = snprintf(cmd, size,
+		     "unshare -m sh -c 'umount /sys/fs/cgroup/unified 2>/dev/null; "
+		     "exec " PODMAN " run --rm --name ctr-%d-%d --cgroups disabled --network none "
+		     "--ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --tmpfs /tmp "
+		     "-v \"%s\":/shared%s --rootfs \"%s/rootfs\" /bin/sh /script-%d.sh' 2>&1",
+		     dir, dir, dir, (int)getpid(), serial, shared, annotations, dir, serial);
+	cr_assert_lt(n, size, "test bug: podman's command line too long");
+}
+
+/* The command that runs script in a container of runtime. */
+static void container_command(const char *runtime, const char *script, char *cmd, size_t size)
+{
+	char bundle[4300];
+
+	if (!strcmp(runtime, "podman")) {
+		podman_command(script, cmd, size);
+		return;
+	}
+	make_bundle(runtime, script, bundle, sizeof(bundle));
+	runtime_command(runtime, bundle, cmd, size);
+}
+
 /* Run script in a container; its output in out. Returns the exit status. */
 static int run_container(const char *runtime, const char *script)
 {
-	char bundle[4300], cmd[9000];
+	static char cmd[32768];
 
-	make_bundle(runtime, script, bundle, sizeof(bundle));
-	runtime_command(runtime, bundle, cmd, sizeof(cmd));
+	container_command(runtime, script, cmd, sizeof(cmd));
 	return test_capture(out, sizeof(out), cmd);
 }
 
@@ -227,7 +285,7 @@ static void denied_syscall_gets_the_filters_errno(const char *runtime)
 	int st = run_container(
 		runtime,
 		"mkdir /tmp/made; echo mkdir=$?; "
-		"while read l; do case $l in Seccomp:*) echo $l;; esac; done </proc/self/status");
+		"while read l; do case $l in Seccomp*) echo $l;; esac; done </proc/self/status");
 
 	cr_expect_eq(st, 0, "%s: exit %d: %s", runtime, st, out);
 	cr_expect(strstr(out, "Operation not permitted") && strstr(out, "mkdir=1"),
@@ -252,7 +310,8 @@ static bool file_exists(void *path)
 static void bg_start(struct bg_container *c, const char *runtime, const char *before,
 		     const char *after)
 {
-	char bundle[4300], cmd[9000], script[2048];
+	static char cmd[32768];
+	char script[2048];
 	int fd;
 
 	snprintf(c->ready, sizeof(c->ready), "%s/ready", shared);
@@ -261,8 +320,7 @@ static void bg_start(struct bg_container *c, const char *runtime, const char *be
 	cr_assert_eq(mkfifo(c->fifo, 0600), 0);
 	snprintf(script, sizeof(script), "%s echo up > /shared/ready; read x < /shared/go; %s",
 		 before, after);
-	make_bundle(runtime, script, bundle, sizeof(bundle));
-	runtime_command(runtime, bundle, cmd, sizeof(cmd));
+	container_command(runtime, script, cmd, sizeof(cmd));
 	snprintf(c->id, sizeof(c->id), "ctr-%d-%d", (int)getpid(), serial);
 	c->pid = fork();
 	cr_assert_geq(c->pid, 0);
@@ -294,6 +352,14 @@ static pid_t bg_host_pid(const struct bg_container *c, const char *runtime)
 	const char *at;
 	int pid = 0;
 
+	if (!strcmp(runtime, "podman")) {
+		cr_assert_eq(test_shell(out, sizeof(out),
+					PODMAN " inspect --format '{{.State.Pid}}' %s", dir, dir,
+					dir, c->id),
+			     0, "podman inspect: %s", out);
+		cr_assert(sscanf(out, "%d", &pid) == 1 && pid > 0, "no pid in %s", out);
+		return pid;
+	}
 	cr_assert_eq(
 		test_shell(out, sizeof(out), "%s --root '%s/state' state %s", runtime, dir, c->id),
 		0, "%s state: %s", runtime, out);
@@ -399,6 +465,35 @@ Test(containers, runc_exec_once_holds_in_the_container)
 Test(containers, runc_killing_secbpfd_fails_closed)
 {
 	killing_secbpfd_fails_closed("runc");
+}
+
+/* podman run --rootfs with the annotations: podman passes them to crun
+ * unchanged, and crun installs secbpf's filter instead of podman's own
+ * profile (one filter: Seccomp_filters 1). */
+Test(containers, podman_allowed_workload_runs)
+{
+	need_podman();
+	allowed_workload_runs("podman");
+}
+
+Test(containers, podman_denied_syscall_gets_the_filters_errno)
+{
+	need_podman();
+	denied_syscall_gets_the_filters_errno("podman");
+	cr_expect(strstr(out, "Seccomp_filters: 1"),
+		  "podman's profile is stacked on secbpf's filter: %s", out);
+}
+
+Test(containers, podman_exec_once_holds_in_the_container)
+{
+	need_podman();
+	exec_once_holds("podman");
+}
+
+Test(containers, podman_killing_secbpfd_fails_closed)
+{
+	need_podman();
+	killing_secbpfd_fails_closed("podman");
 }
 
 /* A stateless program whose test is a range: crun runs it in the kernel

@@ -56,7 +56,9 @@ static struct runtime *make_runtime(struct object *obj, const char *prog, bool c
 				    FILE *log)
 {
 	struct runtime_opts opts = {
-		.sz = sizeof(opts), .ncpus = 2, .loader_cap_sys_ptrace = cap_ptrace,
+		.sz = sizeof(opts),
+		.ncpus = 2,
+		.loader_cap_sys_ptrace = cap_ptrace,
 		.trace_log = log,
 	};
 	struct secbpf_err err = { { 0 } };
@@ -86,16 +88,16 @@ static void read_result(struct runtime *rt, void *res)
 /* ---- children ------------------------------------------------------------- */
 
 enum child_mode {
-	CHILD_ROOT,		/* as this process (root in CI) */
-	CHILD_NOBODY,		/* uid/gid 65534, dumpable again */
+	CHILD_ROOT,   /* as this process (root in CI) */
+	CHILD_NOBODY, /* uid/gid 65534, dumpable again */
 	CHILD_NOBODY_NONDUMPABLE,
 };
 
 struct child {
 	pid_t pid;
-	int go;			/* closing it lets the child exit */
+	int go; /* closing it lets the child exit */
 	int mem_fd;
-	bool valid;		/* what still_valid reports */
+	bool valid; /* what still_valid reports */
 	struct runtime_task task;
 };
 
@@ -146,8 +148,12 @@ static void child_start(struct child *c, enum child_mode mode)
 	c->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	c->valid = true;
 	c->task = (struct runtime_task){
-		.tid = c->pid, .tgid = c->pid, .mem_fd = c->mem_fd,
-		.still_valid = child_still_valid, .still_valid_ctx = c, .cpu = 1,
+		.tid = c->pid,
+		.tgid = c->pid,
+		.mem_fd = c->mem_fd,
+		.still_valid = child_still_valid,
+		.still_valid_ctx = c,
+		.cpu = 1,
 	};
 }
 
@@ -222,12 +228,11 @@ Test(helpers, probe_read_user_str_of_a_child)
 	child_start(&c, CHILD_NOBODY);
 	cr_assert_geq(c.mem_fd, 0);
 	snprintf(want, sizeof(want), "child %d secret", (int)c.pid);
-	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
 	cr_assert_eq(res.rc[0], (int64_t)strlen(want) + 1);
 	cr_assert_str_eq(res.str, want);
-	cr_assert_eq(res.rc[1], 4);		/* truncated, NUL-terminated */
+	cr_assert_eq(res.rc[1], 4); /* truncated, NUL-terminated */
 	cr_assert_eq(memcmp(res.small, "chi", 4), 0);
 	/* An unmapped address: -EFAULT and a zeroed buffer. */
 	cr_assert_eq(run_task(rt, &c, 16, &ret, &err), 0, "%s", err.msg);
@@ -240,8 +245,7 @@ Test(helpers, probe_read_user_str_of_a_child)
 	cr_assert_eq(res.rc[0], -EFAULT);
 	/* Without /proc/PID/mem: process_vm_readv, same result. */
 	c.task.mem_fd = -1;
-	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
 	cr_assert_str_eq(res.str, want);
 	/* Read, then the notification is found invalid: fail closed. */
@@ -269,7 +273,8 @@ Test(helpers, probe_read_user_str_at_a_page_end)
 	cr_assert_eq(mprotect(p + page, (size_t)page, PROT_NONE), 0);
 	memcpy(p + page - 4, "end", 4);
 	{
-		struct seccomp_data sd = { .nr = 1, .args = { (uint64_t)(uintptr_t)(p + page - 4) } };
+		struct seccomp_data sd = { .nr = 1,
+					   .args = { (uint64_t)(uintptr_t)(p + page - 4) } };
 
 		cr_assert_eq(runtime_run(rt, &sd, &ret, &err), 0, "%s", err.msg);
 	}
@@ -295,9 +300,8 @@ Test(helpers, probe_read_user_needs_a_dumpable_task)
 	if (geteuid() != 0)
 		test_skip_unless_ci("needs root to make a child with another uid");
 	child_start(&c, CHILD_NOBODY_NONDUMPABLE);
-	cr_assert_geq(c.mem_fd, 0);	/* root may open it; the helper must refuse */
-	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
-		     err.msg);
+	cr_assert_geq(c.mem_fd, 0); /* root may open it; the helper must refuse */
+	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
 	cr_assert_eq(res.rc[0], -EPERM);
 	cr_assert_eq(res.str[0], 0);
@@ -310,16 +314,14 @@ Test(helpers, probe_read_user_needs_a_dumpable_task)
 	child_stop(&c);
 
 	child_start(&c, CHILD_NOBODY);
-	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
 	cr_assert_eq(res.rc[0], 0);
 	child_stop(&c);
 
 	/* A root task: /proc cannot tell dumpable from not, so fail closed. */
 	child_start(&c, CHILD_ROOT);
-	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s",
-		     err.msg);
+	cr_assert_eq(run_task(rt, &c, (uint64_t)(uintptr_t)secret, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
 	cr_assert_eq(res.rc[0], -EPERM);
 	child_stop(&c);
@@ -338,20 +340,36 @@ Test(helpers, task_storage_is_per_process)
 
 	child_start(&a, CHILD_ROOT);
 	child_start(&b, CHILD_ROOT);
+	cr_assert_eq(runtime_task_begin(rt, a.pid, 100), 0);
 	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0, "%s", err.msg);
 	cr_assert_eq(ret, 1);
 	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
 	cr_assert_eq(ret, 2);
 	cr_assert_eq(run_task(rt, &b, 0, &ret, &err), 0);
 	cr_assert_eq(ret, 1);
-	cr_assert_eq(run_task(rt, &a, 2, &ret, &err), 0);	/* bad flags: NULL */
+	cr_assert_eq(run_task(rt, &a, 2, &ret, &err), 0); /* bad flags: NULL */
 	cr_assert_eq(ret, 0);
-	cr_assert_eq(run_task(rt, &b, 1, &ret, &err), 0);	/* delete */
+	cr_assert_eq(run_task(rt, &b, 1, &ret, &err), 0); /* delete */
 	cr_assert_eq(ret, 0);
 	cr_assert_eq(run_task(rt, &b, 1, &ret, &err), 0);
 	cr_assert_eq((int32_t)ret, -ENOENT);
+	/* The exit of an earlier process with a's PID (start time 99) leaves
+	 * a's storage alone. */
+	runtime_task_exit(rt, a.pid, 99);
+	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
+	cr_assert_eq(ret, 3);
+	/* A later process with the PID (start 200) begins: what the earlier
+	 * one left is gone before it runs, whichever supervisor saw it... */
+	cr_assert_eq(runtime_task_begin(rt, a.pid, 200), 0);
+	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
+	cr_assert_eq(ret, 1);
+	/* ...and the earlier one's exit, seen late, does not free the new
+	 * process's storage. */
+	runtime_task_exit(rt, a.pid, 100);
+	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
+	cr_assert_eq(ret, 2);
 	/* The process exits: its storage goes. */
-	runtime_task_exit(rt, a.pid);
+	runtime_task_exit(rt, a.pid, 200);
 	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
 	cr_assert_eq(ret, 1);
 	/* Creating storage for a task that went away fails, and leaves none. */
@@ -394,8 +412,7 @@ Test(helpers, comm_cgroup_and_signal)
 	f = fopen("/proc/self/mountinfo", "r");
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, " - cgroup2 ") &&
-		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
+		if (strstr(line, " - cgroup2 ") && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
 			break;
 	fclose(f);
 	path[0] = '\0';
@@ -483,7 +500,7 @@ Test(helpers, bpf_loop)
 
 	cr_assert_eq(runtime_run(rt, &sd, &ret, &err), 0, "%s", err.msg);
 	read_result(rt, &res);
-	cr_assert_eq(res.rc[0], 6);		/* stopped by index 5 */
+	cr_assert_eq(res.rc[0], 6); /* stopped by index 5 */
 	cr_assert_eq(res.val[0], 15);
 	cr_assert_eq(res.rc[1], -EINVAL);
 	cr_assert_eq(res.rc[2], -E2BIG);
@@ -535,7 +552,7 @@ Test(helpers, ringbuf)
 	cr_assert_eq(ret, SECCOMP_RET_ALLOW);
 	read_result(rt, &res);
 	cr_assert_eq(res.rc[0], 0);
-	cr_assert_eq(res.val[0], 3 * 24);	/* three records with headers */
+	cr_assert_eq(res.val[0], 3 * 24); /* three records with headers */
 	cr_assert_eq(res.val[1], 4096);
 	cr_assert_eq(res.rc[1], -EINVAL);
 	cr_assert_eq(map_ringbuf_consume(runtime_map(rt, "events"), on_record, &seen), 2);

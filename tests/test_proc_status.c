@@ -10,8 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/proc_stat.h"
 #include "common/proc_status.h"
 
 /* The lines the kernel writes, as proc_pid_status() orders them. */
@@ -162,4 +166,37 @@ Test(proc_status, reads_this_process)
 
 	cr_assert_eq(proc_status_self_u64("Tgid", 10, &tgid), 0);
 	cr_expect_eq(tgid, (uint64_t)getpid());
+}
+
+/* A child named like a trap for a parser, "x) 1 2 (y": its start time is
+ * read past the last ')' and is not before ours; a PID no process has is
+ * -ESRCH. */
+Test(proc_status, start_time_of_a_process)
+{
+	uint64_t ours = 0, theirs = 0;
+	int to_parent[2], st;
+	char c;
+	pid_t pid;
+
+	cr_assert_eq(proc_stat_start_time(getpid(), &ours), 0);
+	cr_assert_eq(pipe(to_parent), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "x) 1 2 (y", 0, 0, 0);
+		if (write(to_parent[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	cr_assert_eq(read(to_parent[0], &c, 1), 1);
+	cr_assert_eq(proc_stat_start_time(pid, &theirs), 0);
+	cr_assert_geq(theirs, ours);
+	/* within the ten seconds after ours (clock ticks, 100 a second) */
+	cr_assert_lt(theirs - ours, 100 * 10);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert_eq(proc_stat_start_time(pid, &theirs), -ESRCH);
+	close(to_parent[0]);
+	close(to_parent[1]);
 }

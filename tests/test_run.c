@@ -721,3 +721,102 @@ Test(run, workers_out_of_range_is_an_error)
 	cr_assert_eq(secbpf_run("--help"), 0, "%s", out);
 	cr_expect(strstr(out, "--workers N") && strstr(out, "--events[=FILE]"), "%s", out);
 }
+
+/*
+ * A program with no maps or helpers whose line 8 takes a modulo by a variable,
+ * which the compiler does not lower to classic BPF: close(999) gets
+ * EPERM through the supervisor.
+ */
+static const char *supervised_stateless_filter(void)
+{
+	return filter("div_var", "SEC(\"seccomp\")\n"
+				 "int div_var(struct seccomp_data *ctx)\n"
+				 "{\n"
+				 "	__u64 d = (ctx->args[0] >> 32) | 1000;\n"
+				 "	if (ctx->nr != __NR_close)\n"
+				 "		return SECCOMP_RET_ALLOW;\n"
+				 "	if (ctx->args[0] % d == 999)\n"
+				 "		return SECCOMP_RET_ERRNO | 1;\n"
+				 "	return SECCOMP_RET_ALLOW;\n"
+				 "}\n");
+}
+
+#define DIV_PUNT "div_var.c:8 (insn "
+#define DIV_WHY "): 64-bit division or modulo by a variable\n"
+
+Test(run, a_stateless_filter_that_needs_the_supervisor_warns_per_cause)
+{
+	const char *f = supervised_stateless_filter();
+	char *w;
+
+	cr_assert_eq(secbpf_run("-f '%s' -- '%s'", f, probe), 0, "%s", out);
+	w = strstr(out, "secbpf: run: ");
+	cr_assert(w && strstr(w, ": warning: supervised, not in the kernel: ") &&
+			  strstr(w, DIV_PUNT) && strstr(w, DIV_WHY),
+		  "%s", out);
+	/* One line per cause, then the probe, decided right by the supervisor. */
+	cr_assert_null(strstr(strstr(out, DIV_WHY) + 1, "warning"), "%s", out);
+	cr_assert(strstr(out, "\n" SEED_MAIN), "%s", out);
+	/* Fully in the kernel: no warning. */
+	cr_assert_eq(secbpf_run("-f '%s' -- '%s'", seed, probe), 0, "%s", out);
+	cr_assert_str_eq(out, SEED_MAIN);
+}
+
+Test(run, no_supervisor_refuses_a_filter_that_needs_one)
+{
+	const char *f = supervised_stateless_filter();
+	const char *counter = filter("count_closes", test_count_closes_body);
+
+	cr_assert_eq(secbpf_run("--no-supervisor -f '%s' -- '%s'", f, probe), 125, "%s", out);
+	cr_assert(strstr(out, "secbpf: run: ") && strstr(out, ": not in the kernel: ") &&
+			  strstr(out, DIV_PUNT) && strstr(out, DIV_WHY) &&
+			  strstr(out, "--no-supervisor: the compiled filter hands") &&
+			  strstr(out, "operations not lowered to classic BPF"),
+		  "%s", out);
+	cr_assert_null(strstr(out, "close("), "the probe ran: %s", out);
+	/* Stacked after a filter the kernel decides alone: still refused. */
+	cr_assert_eq(secbpf_run("--no-supervisor -f '%s' -f '%s' -- '%s'", seed, f, probe), 125,
+		     "%s", out);
+	cr_assert_null(strstr(out, "close("), "the probe ran: %s", out);
+	/* A stateful program always needs the supervisor: refused, no warning without. */
+	cr_assert_eq(secbpf_run("--no-supervisor -f '%s' -- '%s'", counter, probe), 125, "%s", out);
+	cr_assert(strstr(out, "uses maps, global data or helpers"), "%s", out);
+	cr_assert_eq(secbpf_run("-f '%s' -- true", counter), 0, "%s", out);
+	cr_assert_null(strstr(out, "warning"), "%s", out);
+	/* In the kernel alone: runs as without the option. */
+	cr_assert_eq(secbpf_run("--no-supervisor -f '%s' -- '%s'", seed, probe), 0, "%s", out);
+	cr_assert_str_eq(out, SEED_MAIN);
+	/* Options that need the supervisor or no compilation. */
+	cr_assert_eq(secbpf_run("--no-supervisor --stats -f '%s' -- true", seed), 125, "%s", out);
+	cr_assert(strstr(out, "--no-supervisor: --stats needs the supervisor"), "%s", out);
+	cr_assert_eq(secbpf_run("--no-supervisor --native -f '%s' -- true", seed), 125, "%s", out);
+	cr_assert(strstr(out, "--no-supervisor: --native"), "%s", out);
+	cr_assert_eq(secbpf_run("--help"), 0, "%s", out);
+	cr_assert(strstr(out, "--no-supervisor"), "%s", out);
+}
+
+Test(run, compile_no_supervisor_names_the_line_and_the_operation)
+{
+	const char *f = supervised_stateless_filter();
+
+	cr_assert_eq(test_shell(out, sizeof(out),
+				"cd '%s' && '%s' compile --no-supervisor '%s' -o f.bin", dir,
+				getenv("SECBPF"), f),
+		     1, "%s", out);
+	cr_assert(strstr(out, "secbpf: compile: ") && strstr(out, ": not in the kernel: ") &&
+			  strstr(out, DIV_PUNT) && strstr(out, DIV_WHY),
+		  "%s", out);
+	/* The same cause, in the same words, in --format asm. */
+	cr_assert_eq(
+		test_shell(out, sizeof(out), "'%s' compile '%s' --format asm", getenv("SECBPF"), f),
+		0, "%s", out);
+	cr_assert(strstr(out, "# supervised: ") && strstr(out, DIV_PUNT) && strstr(out, DIV_WHY),
+		  "%s", out);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' compile --no-supervisor '%s' --format asm",
+				getenv("SECBPF"), seed),
+		     0, "%s", out);
+	cr_assert_null(strstr(out, "supervised"), "%s", out);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' compile --help", getenv("SECBPF")), 0, "%s",
+		     out);
+	cr_assert(strstr(out, "--no-supervisor"), "%s", out);
+}

@@ -107,6 +107,24 @@ int cli_compile_target(struct cli_target *t, struct cbpf_prog *out);
 void cli_print_cbpf(FILE *f, const struct cbpf_prog *p);
 
 /*
+ * One line per reason p hands a path to the supervisor: LEAD, then
+ * "FILE:LINE (insn N): WHAT" (or "insn N: WHAT", or "WHAT"), and with
+ * source the C line under it, prefixed with cont. The one wording of a
+ * punt for compile --format asm|c, --no-supervisor and run's warnings.
+ */
+void cli_print_punts(FILE *f, const struct cbpf_prog *p, const struct object_prog *prog,
+		     const char *lead, const char *cont, bool source);
+
+/*
+ * --no-supervisor (compile, run): refuse a filter that hands any path to
+ * the supervisor, one error line per reason naming the C line and the
+ * operation. what names the command ("compile", "run"), spec the target.
+ * Returns 0, or -1 after printing why.
+ */
+int cli_refuse_supervised(const char *what, const char *spec, const struct cbpf_prog *p,
+			  const struct object_prog *prog);
+
+/*
  * Verify a loaded target for the requested tier as capped by the system
  * policy; prints the reason on rejection. Returns 0 (accepted),
  * EXIT_REJECTED or EXIT_USAGE (the policy could not be read). verbose_log

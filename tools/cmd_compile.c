@@ -17,7 +17,8 @@
 static void compile_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secbpf compile OBJ[:PROG] [-o FILE] [--format bin|c|asm] [--set VAR=VALUE]...\n"
+		"usage: secbpf compile OBJ[:PROG] [-o FILE] [--format bin|c|asm] [--no-supervisor]\n"
+		"                      [--set VAR=VALUE]...\n"
 		"\n"
 		"Compile a filter to the classic-BPF seccomp filter that secbpf installs\n"
 		"in the kernel. Paths that need maps or helpers return USER_NOTIF (the\n"
@@ -28,6 +29,8 @@ static void compile_usage(FILE *f)
 		"                   (the default; not written to a terminal)\n"
 		"  --format c       a C array of struct sock_filter\n"
 		"  --format asm     readable cBPF, one instruction per line\n"
+		"  --no-supervisor  fail when any path would need the supervisor, naming\n"
+		"                   each C line and operation that keeps it out of the kernel\n"
 		"  --set VAR=VALUE  write a const volatile global before compiling\n"
 		"  -h, --help       show this help\n");
 }
@@ -42,28 +45,60 @@ void cli_print_cbpf(FILE *f, const struct cbpf_prog *p)
 	cbpf_disasm_print(f, p->insns, p->len, " ");
 }
 
-/* Each reason the filter returns USER_NOTIF, with the C line that caused
- * it when the object has line info; every line starts with lead. */
-static void print_punts(FILE *f, const struct cbpf_prog *p, const struct object_prog *prog,
-			const char *lead)
+/*
+ * The C line of a punt at insn: its own, or when clang gave it line 0 (code
+ * it merged or moved, such as a compare after the operation it tests) the
+ * nearest line before it. NULL without line info.
+ */
+static const struct object_line *punt_line(const struct object_prog *prog, uint32_t insn)
+{
+	const struct object_line *l;
+
+	if (insn == CBPF_PUNT_NO_INSN)
+		return NULL;
+	l = object_prog_line(prog, insn);
+	while (l && l->line == 0 && insn > 0)
+		l = object_prog_line(prog, --insn);
+	return l;
+}
+
+void cli_print_punts(FILE *f, const struct cbpf_prog *p, const struct object_prog *prog,
+		     const char *lead, const char *cont, bool source)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->npunts; i++) {
 		const struct cbpf_punt *u = &p->punts[i];
-		const struct object_line *l =
-			u->insn == CBPF_PUNT_NO_INSN ? NULL : object_prog_line(prog, u->insn);
+		const struct object_line *l = punt_line(prog, u->insn);
 
 		if (u->insn == CBPF_PUNT_NO_INSN)
-			fprintf(f, "%ssupervised: %s\n", lead, u->why);
+			fprintf(f, "%s%s\n", lead, u->why);
 		else if (l && l->file)
-			fprintf(f, "%ssupervised: %s:%u (insn %u): %s\n", lead, l->file, l->line,
-				u->insn, u->why);
+			fprintf(f, "%s%s:%u (insn %u): %s\n", lead, l->file, l->line, u->insn,
+				u->why);
 		else
-			fprintf(f, "%ssupervised: insn %u: %s\n", lead, u->insn, u->why);
-		if (l && l->source)
-			fprintf(f, "%s    %s\n", lead, l->source + strspn(l->source, " \t"));
+			fprintf(f, "%sinsn %u: %s\n", lead, u->insn, u->why);
+		if (source && l && l->source)
+			fprintf(f, "%s    %s\n", cont, l->source + strspn(l->source, " \t"));
 	}
+}
+
+int cli_refuse_supervised(const char *what, const char *spec, const struct cbpf_prog *p,
+			  const struct object_prog *prog)
+{
+	char lead[512];
+
+	if (!p->needs_supervisor)
+		return 0;
+	snprintf(lead, sizeof(lead), "secbpf: %s: %s: not in the kernel: ", what, spec);
+	cli_print_punts(stderr, p, prog, lead, "", false);
+	cli_error(what,
+		  "%s: --no-supervisor: the compiled filter hands %u (arch, nr) range%s to the "
+		  "supervisor (%s); rewrite the lines above, or drop --no-supervisor",
+		  spec, p->notif_cells, p->notif_cells == 1 ? "" : "s",
+		  p->needs_state ? "the program uses maps, global data or helpers"
+				 : "operations not lowered to classic BPF");
+	return -1;
 }
 
 static void print_c(FILE *f, const struct cbpf_prog *p, const char *name)
@@ -100,6 +135,7 @@ int cmd_compile(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "no-supervisor", no_argument, NULL, 'n' },
 		{ 0 },
 	};
 	const char *output = NULL, *format = "bin", *spec;
@@ -108,6 +144,7 @@ int cmd_compile(int argc, char **argv)
 	struct cli_options o;
 	struct cli_target t;
 	int c, status = EXIT_USAGE;
+	bool no_supervisor = false;
 	FILE *f = stdout;
 
 	cli_options_init(&o, argc, argv, "o:", longopts, compile_usage, &sets);
@@ -118,6 +155,9 @@ int cmd_compile(int argc, char **argv)
 			break;
 		case 'F':
 			format = optarg;
+			break;
+		case 'n':
+			no_supervisor = true;
 			break;
 		}
 	}
@@ -140,6 +180,10 @@ int cmd_compile(int argc, char **argv)
 		goto out_sets;
 	if (cli_compile_target(&t, &p))
 		goto out_target;
+	if (no_supervisor && cli_refuse_supervised("compile", spec, &p, t.prog)) {
+		status = EXIT_REJECTED;
+		goto out_prog;
+	}
 	if (output) {
 		f = fopen(output, strcmp(format, "bin") ? "w" : "wb");
 		if (!f) {
@@ -154,7 +198,8 @@ int cmd_compile(int argc, char **argv)
 	else
 		cli_print_cbpf(f, &p);
 	if (strcmp(format, "bin"))
-		print_punts(f, &p, t.prog, strcmp(format, "c") ? "# " : "// ");
+		cli_print_punts(f, &p, t.prog, strcmp(format, "c") ? "# supervised: " : "// supervised: ",
+				strcmp(format, "c") ? "# " : "// ", true);
 	if (ferror(f) || (output && fclose(f))) {
 		cli_error(output ? output : "stdout", "write failed: %m");
 		goto out_prog;

@@ -88,6 +88,35 @@ static int run_check_user_notif(const struct run_state *s, const struct run_opti
 }
 
 /*
+ * The paths that a filter hands to the supervisor although the compiler
+ * could have kept them in the kernel: with --no-supervisor any such path
+ * is an error; without, each reason of a program with no maps, global
+ * data or helpers is a warning (stateful programs need the supervisor
+ * anyway). Returns 0, or -1 after printing why.
+ */
+static int run_check_supervised(const struct run_state *s, const struct run_options *o)
+{
+	char lead[512];
+	size_t i;
+
+	for (i = 0; i < s->plan.n; i++) {
+		const struct cbpf_prog *p = &s->plan.compiled[i];
+
+		if (o->no_supervisor) {
+			if (cli_refuse_supervised("run", o->specs[i], p, s->targets[i].prog))
+				return -1;
+			continue;
+		}
+		if (!p->needs_supervisor || p->needs_state)
+			continue;
+		snprintf(lead, sizeof(lead),
+			 "secbpf: run: %s: warning: supervised, not in the kernel: ", o->specs[i]);
+		cli_print_punts(stderr, p, s->targets[i].prog, lead, "", false);
+	}
+	return 0;
+}
+
+/*
  * Compile the targets and plan their stack (lib/install/stack_plan.c, shared with
  * the attach API). may_read_nondumpable is the policy's answer for seed
  * 009's dumpable check. Warns when this process already has filters: CMD
@@ -126,7 +155,7 @@ static int run_plan(struct run_state *s, const struct run_options *o, bool may_r
 		cli_error("run", "%s", err.msg);
 		return -1;
 	}
-	if (run_check_user_notif(s, o))
+	if (run_check_user_notif(s, o) || run_check_supervised(s, o))
 		return -1;
 	if (!s->plan.stateful)
 		return 0;

@@ -36,6 +36,7 @@ struct run_options {
 	const char *events_path; /* FILE, or NULL: stderr */
 	unsigned int nworkers;	 /* --workers: supervisor threads = PERCPU slots */
 	bool native;		 /* --native */
+	bool no_supervisor;	 /* --no-supervisor: the kernel decides everything */
 	const char *agent_path;	 /* --agent SOCKET, or NULL */
 	const char *prog;	 /* --prog NAME: ask secbpfd for a handle */
 	const char *daemon_path; /* --daemon PATH, or NULL: SVC_DEFAULT_SOCKET */

@@ -18,6 +18,7 @@ static void run_usage(FILE *f)
 	fprintf(f,
 		"usage: secbpf run [-f OBJ[:PROG]]... [--set VAR=VALUE]... [--stats[=FILE] [-j]]\n"
 		"                  [--events[=FILE]] [--workers N] [--agent SOCKET] [--native]\n"
+		"                  [--no-supervisor]\n"
 		"                  [--] CMD [ARG]...\n"
 		"       secbpf run --prog NAME [--daemon SOCKET] [--] CMD [ARG]...\n"
 		"       secbpf run --fd N [--] CMD [ARG]...\n"
@@ -50,6 +51,11 @@ static void run_usage(FILE *f)
 		"                   seccomp-eBPF patch set, which it detects by its\n"
 		"                   kernel.seccomp.extended sysctl (kernel/README.md); no\n"
 		"                   supervisor, no compilation to cBPF\n"
+		"  --no-supervisor  refuse to run when a filter would hand any syscall to the\n"
+		"                   supervisor, naming each C line and operation that keeps\n"
+		"                   it out of the kernel (without it, a program with no maps\n"
+		"                   or helpers that still needs the supervisor gets one\n"
+		"                   warning per line)\n"
 		"  --prog NAME      the program NAME that secbpfd loaded for you: ask the\n"
 		"                   service for a handle (docs/handles.md); the service\n"
 		"                   supervises its state, at the tier it granted\n"
@@ -116,10 +122,10 @@ static int run_check_handle_options(const struct run_options *o)
 		return -1;
 	}
 	if (o->sets.n || o->stats || o->json || o->events || o->agent_path || o->native ||
-	    o->nworkers != supervisor_default_workers()) {
-		cli_error("run", "--set, --stats, -j, --events, --workers, --agent and --native are "
-				 "for objects run loads itself; with %s secbpfd loaded the "
-				 "program and supervises it",
+	    o->no_supervisor || o->nworkers != supervisor_default_workers()) {
+		cli_error("run", "--set, --stats, -j, --events, --workers, --agent, --native and "
+				 "--no-supervisor are for objects run loads itself; with %s "
+				 "secbpfd loaded the program and supervises it",
 			  o->prog ? "--prog" : "--fd");
 		return -1;
 	}
@@ -146,6 +152,9 @@ static int run_option(struct run_options *o, int c, const char *arg)
 		return run_parse_workers(arg, &o->nworkers);
 	case 'N':
 		o->native = true;
+		return 0;
+	case 'n':
+		o->no_supervisor = true;
 		return 0;
 	case 'j':
 		o->json = true;
@@ -195,6 +204,17 @@ static int run_check_options(const struct run_options *o)
 				 "keeps the maps (drop -j)");
 		return -1;
 	}
+	if (o->no_supervisor && (o->native || o->agent_path || o->stats || o->events)) {
+		const char *opt = o->native	? "--native"
+				  : o->agent_path ? "--agent"
+				  : o->stats	? "--stats"
+						: "--events";
+
+		cli_error("run", "--no-supervisor: %s needs %s; drop one of them", opt,
+			  o->native ? "no compilation to cBPF (the kernel runs the programs)"
+				    : "the supervisor");
+		return -1;
+	}
 	if (o->native &&
 	    (o->events || o->agent_path || o->nworkers != supervisor_default_workers())) {
 		cli_error("run", "--events, --workers and --agent are for the supervisor; with "
@@ -211,6 +231,7 @@ int run_parse_options(int argc, char **argv, struct run_options *o)
 		{ "events", optional_argument, NULL, 'E' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "native", no_argument, NULL, 'N' },
+		{ "no-supervisor", no_argument, NULL, 'n' },
 		{ "agent", required_argument, NULL, 'A' },
 		{ "prog", required_argument, NULL, 'P' },
 		{ "daemon", required_argument, NULL, 'D' },

@@ -29,6 +29,8 @@
 struct cbpf_punt {
 	uint32_t insn;
 	const char *why;		/* a static string */
+	bool needs_state;		/* a map, global data or a helper: only
+					 * the supervisor can ever decide it */
 };
 
 struct cbpf_prog {
@@ -37,6 +39,10 @@ struct cbpf_prog {
 	/* The reasons for USER_NOTIF, each once (at most CBPF_PUNT_MAX); malloc'ed. */
 	struct cbpf_punt *punts;
 	uint32_t npunts;
+	/* Some punt needs state (a map, global data, a helper), even one past
+	 * CBPF_PUNT_MAX: the program is stateful. When false, every punt is
+	 * an operation the compiler does not lower to cBPF yet. */
+	bool needs_state;
 	/* Some input gets SECCOMP_RET_USER_NOTIF: a path needs a helper or a
 	 * map, or did not fit in cBPF. Such a filter needs a supervisor. */
 	bool needs_supervisor;

@@ -227,6 +227,8 @@ struct cbpf_rnode *cbpf_key_ret(struct cbpf_store *s, const struct cbpf_expr *v,
 /* Note in p that insn needs the supervisor because of why (each pair
  * once, at most CBPF_PUNT_MAX). 0 or -ENOMEM. */
 int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why);
+/* The same for a path that needs state (a map, global data, a helper). */
+int cbpf_punt_note_state(struct cbpf_prog *p, uint32_t insn, const char *why);
 /* The operation of n's test that has no cBPF lowering, in words. */
 const char *cbpf_lower_why(const struct cbpf_rnode *n);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cbpf/cbpf_internal.h"
+#include "common/syscall_name.h"
 #include "vm/insn.h"
 
 #ifndef BPF_MEMSX
@@ -189,6 +190,15 @@ static int explore_reject(struct cbpf_cc *cc, uint32_t pc, const char *why)
 static int explore_punt(struct cbpf_cc *cc, uint32_t pc, const char *why)
 {
 	if (cbpf_punt_note(&cc->punts, pc, why))
+		return err_set(cc->err, ENOMEM, "out of memory");
+	return EXPLORE_NOTIF;
+}
+
+/* The path at pc is the supervisor's: it reads or writes state, or calls a
+ * helper (why says which). */
+static int explore_punt_state(struct cbpf_cc *cc, uint32_t pc, const char *why)
+{
+	if (cbpf_punt_note_state(&cc->punts, pc, why))
 		return err_set(cc->err, ENOMEM, "out of memory");
 	return EXPLORE_NOTIF;
 }
@@ -403,7 +413,7 @@ static int explore_ldx(struct cbpf_cc *cc, struct explore_state *st, const struc
 		rc = explore_rodata_load(cc, st->pc, p, off, size, &v);
 		break;
 	case CV_STATE:
-		return explore_punt(cc, st->pc, "read from a map or global data (.data, .bss)");
+		return explore_punt_state(cc, st->pc, "read from a map or global data (.data, .bss)");
 	default:
 		return explore_reject(cc, st->pc, "read through a register that is not a pointer");
 	}
@@ -430,7 +440,7 @@ static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const str
 	case CV_RODATA:
 		return explore_reject(cc, st->pc, "write to .rodata (it is read-only)");
 	case CV_STATE:
-		return explore_punt(cc, st->pc, "write to a map or global data (.data, .bss)");
+		return explore_punt_state(cc, st->pc, "write to a map or global data (.data, .bss)");
 	case CV_STACK:
 		break;
 	default:
@@ -925,7 +935,7 @@ static int explore_call(struct cbpf_cc *cc, struct explore_state *st, const stru
 	uint32_t target = st->pc + 1 + in->imm, i;
 
 	if (in->src_reg != BPF_PSEUDO_CALL)
-		return explore_punt(cc, st->pc, "call of a helper or kfunc");
+		return explore_punt_state(cc, st->pc, "call of a helper or kfunc");
 	if (target >= cc->prog->insn_cnt)
 		return explore_reject(cc, st->pc, "call out of the program");
 	if (st->depth + 1 >= EXPLORE_MAX_FRAMES)
@@ -1273,6 +1283,17 @@ static int plan_build(struct cbpf_cc *cc, struct cbpf_plan *plan)
 			n++;
 		}
 	}
+	/* The native arch is tested first: the syscalls of the machine's own
+	 * programs, by far the most, then pay one arch compare, not one per
+	 * arch the program meets before it. */
+	for (j = 1; j < n; j++)
+		if (plan->classes[j].arch == syscall_abi_native().audit) {
+			struct cbpf_arch_class native = plan->classes[j];
+
+			memmove(&plan->classes[1], &plan->classes[0], j * sizeof(*plan->classes));
+			plan->classes[0] = native;
+			break;
+		}
 	plan->classes[n].other = true;
 	plan->nclasses = n + 1;
 	for (i = 0; i < plan->nclasses; i++) {
@@ -1336,6 +1357,7 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 			rc = err_set(err, ENOMEM, "out of memory");
 	if (!rc && !cc.obs) {
 		free(out->punts);
+		out->needs_state = cc.punts.needs_state;
 		out->punts = cc.punts.punts;
 		out->npunts = cc.punts.npunts;
 		cc.punts.punts = NULL;
@@ -1373,11 +1395,12 @@ int cbpf_observe(const struct object *obj, const struct object_prog *prog,
 	return explore_program(obj, prog, obs, NULL, &unused, err);
 }
 
-int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why)
+static int punt_note(struct cbpf_prog *p, uint32_t insn, const char *why, bool needs_state)
 {
 	struct cbpf_punt *v;
 	uint32_t i;
 
+	p->needs_state |= needs_state;
 	for (i = 0; i < p->npunts; i++)
 		if (p->punts[i].insn == insn && !strcmp(p->punts[i].why, why))
 			return 0;
@@ -1387,8 +1410,19 @@ int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why)
 	if (!v)
 		return -ENOMEM;
 	p->punts = v;
-	p->punts[p->npunts++] = (struct cbpf_punt){ .insn = insn, .why = why };
+	p->punts[p->npunts++] =
+		(struct cbpf_punt){ .insn = insn, .why = why, .needs_state = needs_state };
 	return 0;
+}
+
+int cbpf_punt_note(struct cbpf_prog *p, uint32_t insn, const char *why)
+{
+	return punt_note(p, insn, why, false);
+}
+
+int cbpf_punt_note_state(struct cbpf_prog *p, uint32_t insn, const char *why)
+{
+	return punt_note(p, insn, why, true);
 }
 
 void cbpf_prog_free(struct cbpf_prog *p)
@@ -1401,5 +1435,6 @@ void cbpf_prog_free(struct cbpf_prog *p)
 	free(p->punts);
 	p->punts = NULL;
 	p->npunts = 0;
+	p->needs_state = false;
 }
 

@@ -56,8 +56,12 @@ static bool expr_hi_zero(const struct cbpf_expr *t)
 			return a->hi_zero ||
 			       (b->kind == CBPF_X_CONST && (b->imm & 63) >= 32);
 		case BPF_DIV:
+			/* by 2^32 or more: the quotient is below 2^32 */
+			return !t->sgn && (a->hi_zero || (b->kind == CBPF_X_CONST && b->imm >> 32));
 		case BPF_MOD:
-			return !t->sgn && a->hi_zero;
+			/* by a constant below 2^32 (not 0: folded) the remainder is too */
+			return !t->sgn && (a->hi_zero || (b->kind == CBPF_X_CONST && b->imm &&
+							  b->imm >> 32 == 0));
 		}
 		return false;
 	}
@@ -258,6 +262,19 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 			return cbpf_expr_const(s, 0);
 		if (k == 0 && op == BPF_MOD)
 			return is32 ? cbpf_expr_trunc(s, a, 32) : a;
+		/* a < 2^32 <= k: a / k = 0, a % k = a */
+		if (!sgn && !is32 && a->hi_zero && k >> 32 && (op == BPF_DIV || op == BPF_MOD))
+			return op == BPF_DIV ? cbpf_expr_const(s, 0) : a;
+		/* Unsigned division, modulo and multiplication by 2^n are
+		 * shifts and masks, which lower word by word. */
+		if (!sgn && k && !(k & (k - 1)) && (op == BPF_DIV || op == BPF_MUL)) {
+			b = cbpf_expr_const(s, (uint64_t)__builtin_ctzll(k));
+			return b ? cbpf_expr_alu(s, op == BPF_DIV ? BPF_RSH : BPF_LSH, is32, false,
+						 a, b)
+				 : NULL;
+		}
+		if (!sgn && k && !(k & (k - 1)) && op == BPF_MOD)
+			return cbpf_expr_alu(s, BPF_AND, is32, false, a, cbpf_expr_const(s, k - 1));
 		if (op == BPF_AND && !is32 && k == 0xffffffffull)
 			return cbpf_expr_trunc(s, a, 32);
 		if (op == BPF_AND && a->hi_zero && (k & 0xffffffffull) == 0xffffffffull)

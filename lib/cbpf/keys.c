@@ -17,22 +17,31 @@
 #define KEY_MAX_CANDIDATES 8
 #define KEY_NESTED_MAX_VALUES 64 /* a key tried inside another key's split */
 #define KEY_MAX_DEPTH 2
+/* Conditions that lower to more instructions than this are split on a
+ * key when one has few values (cbpf_key_branch). */
+#define KEY_COSTLY_INSNS 24
 
-/* Whether e has a cBPF lowering, tried in a scratch buffer. */
-static bool expr_lowers(const struct cbpf_expr *e)
+/* The length of e's cBPF lowering (both words), -1 if it has none;
+ * tried in a scratch buffer. */
+static int expr_cost(const struct cbpf_expr *e)
 {
 	struct cbpf_asm m = { 0 };
 	int rc = cbpf_lower_lo_word(&m, e, 0);
 
 	if (!rc && !e->hi_zero)
 		rc = cbpf_lower_hi_word(&m, e, 0);
-	rc = rc || m.oom;
+	rc = rc || m.oom ? -1 : (int)m.n;
 	cbpf_asm_free(&m);
-	return rc == 0;
+	return rc;
 }
 
-/* Whether the condition c has a cBPF lowering. */
-static bool cond_lowers(const struct cbpf_cond *c)
+static bool expr_lowers(const struct cbpf_expr *e)
+{
+	return expr_cost(e) >= 0;
+}
+
+/* The length of the condition c's cBPF lowering, -1 if it has none. */
+static int cond_cost(const struct cbpf_cond *c)
 {
 	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
 				.op = c->op,
@@ -44,9 +53,9 @@ static bool cond_lowers(const struct cbpf_cond *c)
 	uint32_t lt = cbpf_asm_label(&m), lf = cbpf_asm_label(&m);
 	int rc = cbpf_lower_cond(&m, &n, lt, lf);
 
-	rc = rc || m.oom;
+	rc = rc || m.oom ? -1 : (int)m.n;
 	cbpf_asm_free(&m);
-	return rc == 0;
+	return rc;
 }
 
 /* An upper bound of e's value from its shape (the whole range if none). */
@@ -305,10 +314,14 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	struct cbpf_key *keys;
 	uint32_t nk, i;
 	struct cbpf_rnode *r = NULL;
+	int cost;
 
 	if (t == f)
 		return t;
-	if (cond_lowers(c)) {
+	cost = cond_cost(c);
+	/* A long lowering (a 64-bit product or quotient) is split on a key
+	 * of few values when there is one: the search is a shorter path. */
+	if (cost >= 0 && (cost <= KEY_COSTLY_INSNS || depth)) {
 		n.t = c->neg ? f : t;
 		n.f = c->neg ? t : f;
 		return cbpf_rnode_intern(s, &n);
@@ -323,8 +336,16 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	nk = cbpf_keys_find(s, c->a, c->b, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES,
 			    keys);
 	for (i = 0; i < nk && !r && !s->oom; i++)
-		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
+		/* splitting a costly test on a costly key gains nothing */
+		if (cost < 0 || expr_cost(keys[i].key) <= KEY_COSTLY_INSNS)
+			r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
 	free(keys);
+	if (!r && !s->oom && cost >= 0) {
+		s->too_big = false;
+		n.t = c->neg ? f : t;
+		n.f = c->neg ? t : f;
+		return cbpf_rnode_intern(s, &n);
+	}
 	return r;
 }
 

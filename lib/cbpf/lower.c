@@ -171,6 +171,393 @@ static int lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned 
 	return 0;
 }
 
+/* ---- 64-bit multiplication and division by a constant, in 32-bit words ---- */
+
+#define LIMB 0x10000u		/* the base of 16-bit limbs */
+
+/* A = M[x] op-limb: its low (lo16) or high 16 bits. */
+static void lower_limb(struct cbpf_asm *m, unsigned slot, bool hi16)
+{
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
+	if (hi16)
+		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
+	else
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, LIMB - 1);
+}
+
+/* A = limb(M[x]) * limb(M[y]), a product of 16-bit limbs (exact in 32 bits). */
+static void lower_limb_mul(struct cbpf_asm *m, unsigned x, bool xhi, unsigned y, bool yhi)
+{
+	lower_limb(m, y, yhi);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	lower_limb(m, x, xhi);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+}
+
+/*
+ * A = the high 32 bits of the 64-bit product of M[s] and M[s + 1]; cBPF's
+ * multiplication keeps only the low 32, so the product is summed from the
+ * four products of 16-bit limbs, none of which overflows. M[s + 2] and
+ * M[s + 3] are scratch.
+ */
+static int lower_mulhi32(struct cbpf_asm *m, unsigned s)
+{
+	if (s + 3 >= BPF_MEMWORDS)
+		return -ENOSPC;
+	/* c = x0 * y0 >> 16 */
+	lower_limb_mul(m, s, false, s + 1, false);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ST, s + 2);
+	/* t1 = x1 * y0 + c (< 2^32); M[s + 3] = t1 >> 16, M[s + 2] = t1 */
+	lower_limb_mul(m, s, true, s + 1, false);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, s + 2);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, s + 2);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ST, s + 3);
+	/* t2 = x0 * y1 + (t1 & 0xffff) (< 2^32); M[s + 3] += t2 >> 16 */
+	lower_limb_mul(m, s, false, s + 1, true);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	lower_limb(m, s + 2, false);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, s + 3);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, s + 3);
+	/* x1 * y1 + the carries */
+	lower_limb_mul(m, s, true, s + 1, true);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, s + 3);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	return 0;
+}
+
+/* M[slot] = half(e), temporaries above slot. */
+static int lower_word_to(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *e,
+			 unsigned slot)
+{
+	int rc = half(m, e, slot);
+
+	return rc ? rc : cbpf_lower_store_temp(m, slot);
+}
+
+/* A = hi(a * b) = hi(lo(a) * lo(b)) + lo(a) * hi(b) + hi(a) * lo(b), mod 2^32. */
+static int lower_mul_hi(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	const struct cbpf_expr *a = e->a, *b = e->b;
+	int rc;
+
+	rc = lower_word_to(m, cbpf_lower_lo_word, a, sp);
+	if (!rc)
+		rc = lower_word_to(m, cbpf_lower_lo_word, b, sp + 1);
+	if (!rc)
+		rc = lower_mulhi32(m, sp);
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp + 2);
+	if (!rc && !b->hi_zero) {
+		rc = cbpf_lower_hi_word(m, b, sp + 3);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 2);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_ST, sp + 2);
+	}
+	if (!rc && !a->hi_zero) {
+		rc = cbpf_lower_hi_word(m, a, sp + 3);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 1);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 2);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+		return 0;
+	}
+	if (!rc)
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 2);
+	return rc;
+}
+
+/* A = M[slot] % k, by M[slot] - M[slot] / k * k. */
+static void lower_mod_k(struct cbpf_asm *m, unsigned slot, uint32_t k)
+{
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, k);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+}
+
+/*
+ * lo(a / k) or lo(a % k) for a constant 1 < k < 2^16: long division of
+ * hi(a) and the two 16-bit limbs of lo(a), each step dividing a number
+ * below k * 2^16 with cBPF's 32-bit division. M[sp..sp + 2] are used.
+ */
+static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uint32_t k,
+			      unsigned sp)
+{
+	bool mod = e->op == BPF_MOD;
+	int rc;
+
+	if (sp + 2 >= BPF_MEMWORDS)
+		return -ENOSPC;
+	rc = lower_word_to(m, cbpf_lower_hi_word, e->a, sp);
+	if (!rc)
+		rc = lower_word_to(m, cbpf_lower_lo_word, e->a, sp + 1);
+	if (rc)
+		return rc;
+	/* n1 = (hi(a) % k) << 16 | lo(a) >> 16; q1 = n1 / k */
+	lower_mod_k(m, sp, k);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	lower_limb(m, sp + 1, true);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	if (!mod) {
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+		cbpf_asm_stmt(m, BPF_ST, sp + 2);
+	}
+	/* n0 = (n1 % k) << 16 | lo(a) & 0xffff; q0 = n0 / k */
+	lower_mod_k(m, sp, k);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	lower_limb(m, sp + 1, false);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	if (mod) {
+		lower_mod_k(m, sp, k);
+		return 0;
+	}
+	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 2);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/*
+ * One digit of the normalized long division (Knuth's algorithm D with
+ * 16-bit digits): M[q] = M[n] / vn1 and M[rh] = its remainder, then the
+ * estimate corrected at most twice while q >= 2^16 or q * vn0 > rhat *
+ * 2^16 + digit, digit being the high (hi16) or low limb of M[u].
+ * M[t] is scratch.
+ */
+static void lower_div_digit(struct cbpf_asm *m, unsigned n, unsigned u, bool hi16, unsigned q,
+			    unsigned rh, unsigned t, uint32_t vn1, uint32_t vn0)
+{
+	uint32_t done = cbpf_asm_label(m);
+	int pass;
+
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, vn1);
+	cbpf_asm_stmt(m, BPF_ST, q);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, vn1);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, rh);
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t fix = cbpf_asm_label(m), cmp = cbpf_asm_label(m);
+
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, LIMB, fix, cmp);
+		cbpf_asm_place(m, cmp);
+		lower_limb(m, u, hi16);
+		cbpf_asm_stmt(m, BPF_ST, t);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rh);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, t);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, vn0);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JGT | BPF_X, 0, fix, done);
+		cbpf_asm_place(m, fix);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, 1);
+		cbpf_asm_stmt(m, BPF_ST, q);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rh);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_K, vn1);
+		cbpf_asm_stmt(m, BPF_ST, rh);
+		if (pass == 0) {
+			uint32_t again = cbpf_asm_label(m);
+
+			cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, LIMB, done, again);
+			cbpf_asm_place(m, again);
+		}
+	}
+	cbpf_asm_place(m, done);
+}
+
+/* M[n] = (M[n] << 16) + limb(M[u]) - M[q] * v, mod 2^32: the partial
+ * remainder after a digit. */
+static void lower_div_remainder(struct cbpf_asm *m, unsigned n, unsigned u, bool hi16, unsigned q,
+				uint32_t v)
+{
+	lower_limb(m, u, hi16);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, n);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, v);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, n);
+}
+
+/*
+ * lo(a / k) or lo(a % k) for a constant 2^16 <= k < 2^32: hi(a) % k and
+ * lo(a) make a two-word number whose quotient by k fits 32 bits, divided
+ * in two 16-bit digits after shifting k until its top bit is set.
+ * M[sp..sp + 5] are used.
+ */
+static int lower_divmod_word(struct cbpf_asm *m, const struct cbpf_expr *e, uint32_t k,
+			     unsigned sp)
+{
+	unsigned shift = (unsigned)__builtin_clz(k);
+	uint32_t v = k << shift, vn1 = v >> 16, vn0 = v & (LIMB - 1);
+	unsigned n = sp, u = sp + 1, q1 = sp + 2, q0 = sp + 3, rh = sp + 4, t = sp + 5;
+	int rc;
+
+	if (t >= BPF_MEMWORDS)
+		return -ENOSPC;
+	rc = lower_word_to(m, cbpf_lower_hi_word, e->a, n);
+	if (!rc)
+		rc = lower_word_to(m, cbpf_lower_lo_word, e->a, u);
+	if (rc)
+		return rc;
+	/* n = (hi(a) % k) << shift | lo(a) >> (32 - shift); u = lo(a) << shift */
+	lower_mod_k(m, n, k);
+	if (shift) {
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, shift);
+		cbpf_asm_stmt(m, BPF_ST, n);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, u);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 32 - shift);
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, n);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_ST, n);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, u);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, shift);
+		cbpf_asm_stmt(m, BPF_ST, u);
+	} else {
+		cbpf_asm_stmt(m, BPF_ST, n);
+	}
+	lower_div_digit(m, n, u, true, q1, rh, t, vn1, vn0);
+	lower_div_remainder(m, n, u, true, q1, v);
+	lower_div_digit(m, n, u, false, q0, rh, t, vn1, vn0);
+	if (e->op == BPF_MOD) {
+		lower_div_remainder(m, n, u, false, q0, v);
+		if (shift)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, shift);
+		return 0;
+	}
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q1);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, q0);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/*
+ * half(a / k) or half(a % k) for a constant k >= 2^63: the quotient is
+ * a >= k, the remainder a - k when it is 1. Temporaries from M[sp].
+ */
+static int lower_divmod_top(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, uint64_t k,
+			    unsigned sp)
+{
+	uint32_t one = cbpf_asm_label(m), zero = cbpf_asm_label(m), eq = cbpf_asm_label(m);
+	uint32_t lo = cbpf_asm_label(m), done = cbpf_asm_label(m);
+	uint32_t khi = (uint32_t)(k >> 32), klo = (uint32_t)k;
+	int rc;
+
+	rc = cbpf_lower_hi_word(m, e->a, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_jump(m, BPF_JMP | BPF_JGT | BPF_K, khi, one, eq);
+	cbpf_asm_place(m, eq);
+	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, khi, lo, zero);
+	cbpf_asm_place(m, lo);
+	rc = cbpf_lower_lo_word(m, e->a, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, klo, one, zero);
+	cbpf_asm_place(m, zero);
+	if (e->op == BPF_DIV)
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+	else
+		rc = hi ? cbpf_lower_hi_word(m, e->a, sp) : cbpf_lower_lo_word(m, e->a, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, one);
+	if (e->op == BPF_DIV) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, hi ? 0 : 1);
+	} else if (!hi) {
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, klo);
+	} else {
+		/* hi(a) - hi(k) - (lo(a) < lo(k)), mod 2^32 */
+		uint32_t borrow = cbpf_asm_label(m), sub = cbpf_asm_label(m);
+
+		rc = cbpf_lower_lo_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, klo, sub, borrow);
+		cbpf_asm_place(m, borrow);
+		rc = cbpf_lower_hi_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, khi + 1);
+		cbpf_asm_ja(m, done);
+		cbpf_asm_place(m, sub);
+		rc = cbpf_lower_hi_word(m, e->a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, khi);
+	}
+	cbpf_asm_place(m, done);
+	return 0;
+}
+
+/*
+ * half(a / k) or half(a % k), unsigned, 64-bit a with its high word in
+ * play and a constant k that is not 0, 1 or a power of two (those the
+ * front end folds or makes shifts). -ENOTSUP for 2^32 <= k < 2^63.
+ */
+static int lower_divmod64_const(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi,
+				unsigned sp)
+{
+	uint64_t k = e->b->imm;
+
+	if (k >> 63)
+		return lower_divmod_top(m, e, hi, k, sp);
+	if (k >> 32 || k < 2)
+		return -ENOTSUP;
+	if (hi && e->op == BPF_MOD) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);	/* below k < 2^32 */
+		return 0;
+	}
+	if (hi) {
+		/* hi(a / k) = hi(a) / k */
+		int rc = cbpf_lower_hi_word(m, e->a, sp);
+
+		if (!rc)
+			cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, (uint32_t)k);
+		return rc;
+	}
+	if (k < LIMB)
+		return lower_divmod_small(m, e, (uint32_t)k, sp);
+	return lower_divmod_word(m, e, (uint32_t)k, sp);
+}
+
 /* A = 0 if the jump code/k (on A and K or X) is taken, else 1. */
 static void lower_bool_unless(struct cbpf_asm *m, uint16_t code, uint32_t k)
 {
@@ -262,8 +649,11 @@ int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		return lower_binary(m, e->op, cbpf_lower_lo_word, e->a, e->b, sp);
 	case BPF_DIV:
 	case BPF_MOD:
-		if (e->sgn || (!e->is32 && !e->a->hi_zero))
+		if (e->sgn)
 			return -ENOTSUP;
+		if (!e->is32 && !e->a->hi_zero)
+			return e->b->kind == CBPF_X_CONST ? lower_divmod64_const(m, e, false, sp)
+							  : -ENOTSUP;
 		return lower_divmod(m, e, sp);
 	case BPF_LSH:
 	case BPF_RSH:
@@ -386,8 +776,15 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		if (e->b->kind != CBPF_X_CONST)
 			return -ENOTSUP;
 		break;
+	case BPF_MUL:
+		return lower_mul_hi(m, e, sp);
+	case BPF_DIV:
+	case BPF_MOD:
+		if (e->sgn || e->b->kind != CBPF_X_CONST)
+			return -ENOTSUP;
+		return lower_divmod64_const(m, e, true, sp);
 	default:
-		return -ENOTSUP;	/* 64-bit mul, div, mod */
+		return -ENOTSUP;
 	}
 	k = (unsigned)e->b->imm;
 	if (e->op == BPF_LSH) {

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/proc_status.h"
@@ -70,6 +72,30 @@ static int userns_fd_is_initial(int nsfd, uint64_t *ino)
 }
 
 /*
+ * Whether this kernel has user namespaces (CONFIG_USER_NS), asked of the
+ * kernel and not of a path: a forked child tries unshare(CLONE_NEWUSER),
+ * which fails with EINVAL only where they are compiled out (the child is
+ * single-threaded and the flag is valid). Any other answer (success, EPERM
+ * where they are restricted, ENOSPC at the limit) says they exist; so does
+ * a child that could not be forked, so that a doubt never grants.
+ */
+static bool kernel_has_user_namespaces(void)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return true;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) && errno == EINVAL ? 1 : 0);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return true;
+	return !(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+}
+
+/*
  * The user namespace of the process of pidfd, as in->userns_ino and
  * in->userns_source; returns 1 if it is the initial one, 0 if not, -errno
  * when it could not be told (the caller then denies).
@@ -101,6 +127,13 @@ static int userns_of_pidfd(int pidfd, int procdir, struct policy_inputs *in)
 	if (pidfd >= 0 && errno != ENOTTY && errno != EINVAL)
 		return -errno;
 	nsfd = openat(procdir, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0 && errno == ENOENT && !kernel_has_user_namespaces()) {
+		/* A kernel older than 6.11 without user namespaces: no ns/user
+		 * to look at, and none to be in but the initial one. */
+		in->userns_source = POLICY_USERNS_NONE;
+		in->userns_ino = POLICY_INIT_USERNS_INO;
+		return 1;
+	}
 	if (nsfd < 0)
 		return -errno;
 	in->userns_source = POLICY_USERNS_PROC;

@@ -59,6 +59,7 @@ struct tracked_process {
 	pid_t tgid;
 	int pidfd;
 	uint32_t generation;
+	uint64_t start; /* its start time: tells it from a later process with its PID */
 };
 
 struct supervisor {

@@ -11,12 +11,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/proc_stat.h"
 #include "supervisor/supervisor_internal.h"
 
 /* Forget tracked[i] and free the state its process left; under lock. */
 static void forget_process(struct supervisor *sv, size_t i)
 {
 	pid_t tgid = sv->tracked[i].tgid;
+	uint64_t start = sv->tracked[i].start;
 	size_t j;
 
 	epoll_ctl(sv->epoll_fd, EPOLL_CTL_DEL, sv->tracked[i].pidfd, NULL);
@@ -24,7 +26,7 @@ static void forget_process(struct supervisor *sv, size_t i)
 	sv->tracked[i] = sv->tracked[--sv->ntracked];
 	for (j = 0; j < sv->nprogs; j++)
 		if (sv->progs[j].rt)
-			runtime_task_exit(sv->progs[j].rt, tgid);
+			runtime_task_exit(sv->progs[j].rt, tgid, start);
 }
 
 /*
@@ -41,7 +43,8 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct tracked_process *grown;
-	size_t i;
+	uint64_t start = 0;
+	size_t i, j;
 	int pidfd, rc = 0;
 
 	pthread_mutex_lock(&sv->lock);
@@ -71,11 +74,21 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 		rc = -errno;
 		goto out;
 	}
-	if (!notif_valid(sv, id)) {
+	/* Read while the pidfd holds the PID: if the notification is still
+	 * valid after, the start time is this process's. */
+	rc = proc_stat_start_time(tgid, &start);
+	if (rc || !notif_valid(sv, id)) {
 		close(pidfd);
-		rc = -ESRCH;
+		rc = rc && rc != -ESRCH ? rc : -ESRCH;
 		goto out;
 	}
+	/* State another process with this PID left (this supervisor's, or
+	 * another's sharing the runtime: secbpfd) is freed before ours runs. */
+	for (j = 0; j < sv->nprogs; j++)
+		if (sv->progs[j].rt && (rc = runtime_task_begin(sv->progs[j].rt, tgid, start))) {
+			close(pidfd);
+			goto out;
+		}
 	/* The generation tells this entry from a later one for the same
 	 * PID when the reaper handles a stale event; never 0 (stop). */
 	sv->generation++;
@@ -88,6 +101,7 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 	sv->tracked[sv->ntracked].tgid = tgid;
 	sv->tracked[sv->ntracked].pidfd = pidfd;
 	sv->tracked[sv->ntracked].generation = sv->generation;
+	sv->tracked[sv->ntracked].start = start;
 	sv->ntracked++;
 out:
 	pthread_mutex_unlock(&sv->lock);

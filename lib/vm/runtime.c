@@ -9,6 +9,7 @@
  * own worker slot; the state of one run lives on that run's stack.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,19 +19,29 @@
 #include "vm/maps.h"
 #include "vm/runtime.h"
 
+/* PIDs are below PID_MAX_LIMIT, 2^22 (include/linux/threads.h). */
+#define RUNTIME_OWNER_PAGE 4096u
+#define RUNTIME_OWNER_PAGES ((1u << 22) / RUNTIME_OWNER_PAGE)
+
 struct runtime {
 	const struct object *obj;
 	struct runtime_opts opts;
-	struct interp_map_ref *refs;	/* by object map index */
-	struct helper_map *maps;	/* by object map index */
-	struct helper_env env;		/* the config user of every interp */
+	struct interp_map_ref *refs; /* by object map index */
+	struct helper_map *maps;     /* by object map index */
+	struct helper_env env;	     /* the config user of every interp */
 	/* By object program index; NULL for programs no tail call reaches.
 	 * entry is the program runtime_new was given, which need not be one
 	 * of obj->progs (tests build programs on their own). */
 	struct interp **interps;
 	bool *prog_ready;
 	struct interp *entry;
-	bool entry_owned;		/* entry is not also in interps[] */
+	bool entry_owned; /* entry is not also in interps[] */
+	/* Which process owns the task storage of each PID: its start time
+	 * + 1 (0: none), in pages of RUNTIME_OWNER_PAGE PIDs made on first
+	 * use. Supervisors that share this runtime (secbpfd's attachments of
+	 * one program) agree through it on when a PID's state is stale. */
+	pthread_mutex_t owners_lock;
+	uint64_t *owners[RUNTIME_OWNER_PAGES];
 };
 
 void runtime_free(struct runtime *rt)
@@ -49,6 +60,9 @@ void runtime_free(struct runtime *rt)
 		map_free(rt->maps[i].map);
 	free(rt->maps);
 	free(rt->refs);
+	for (i = 0; i < RUNTIME_OWNER_PAGES; i++)
+		free(rt->owners[i]);
+	pthread_mutex_destroy(&rt->owners_lock);
 	free(rt);
 }
 
@@ -221,6 +235,7 @@ struct runtime *runtime_new_opts(const struct object *obj, const struct object_p
 		err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&rt->owners_lock, NULL);
 	/* Options from an older caller (smaller sz) keep their defaults. */
 	memcpy(&rt->opts, opts, opts->sz < sizeof(rt->opts) ? opts->sz : sizeof(rt->opts));
 	rt->opts.sz = sizeof(rt->opts);
@@ -284,8 +299,8 @@ static int run_program(struct runtime *rt, const struct seccomp_data *sd,
 	int rc;
 
 	if (task->cpu >= rt->opts.ncpus)
-		return err_set(err, EINVAL, "worker slot %u, but the runtime has %u",
-			       task->cpu, rt->opts.ncpus);
+		return err_set(err, EINVAL, "worker slot %u, but the runtime has %u", task->cpu,
+			       rt->opts.ncpus);
 	helper_run_init(&run, &rt->env, task, ctx.base);
 	run.simulated = simulated;
 	map_rcu_read_lock();
@@ -329,10 +344,50 @@ int runtime_run(struct runtime *rt, const struct seccomp_data *sd, uint32_t *ret
 	return run_program(rt, sd, &self, true, ret, err);
 }
 
-void runtime_task_exit(struct runtime *rt, pid_t tgid)
+/* The owner slot of tgid, its page made when create; NULL otherwise (or
+ * without memory). Under owners_lock. */
+static uint64_t *owner_slot(struct runtime *rt, pid_t tgid, bool create)
 {
-	if (tgid > 0)
+	uint32_t page = (uint32_t)tgid / RUNTIME_OWNER_PAGE;
+
+	if (tgid <= 0 || page >= RUNTIME_OWNER_PAGES)
+		return NULL;
+	if (!rt->owners[page] && create)
+		rt->owners[page] = calloc(RUNTIME_OWNER_PAGE, sizeof(uint64_t));
+	return rt->owners[page] ? &rt->owners[page][(uint32_t)tgid % RUNTIME_OWNER_PAGE] : NULL;
+}
+
+int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t start)
+{
+	uint64_t *slot;
+	int rc = 0;
+
+	pthread_mutex_lock(&rt->owners_lock);
+	slot = owner_slot(rt, tgid, true);
+	if (!slot) {
+		rc = tgid <= 0 ? -EINVAL : -ENOMEM;
+	} else if (*slot != start + 1) {
+		/* Another process had this PID: what it left is not ours. */
 		helper_task_storage_release(&rt->env, (uint32_t)tgid);
+		*slot = start + 1;
+	}
+	pthread_mutex_unlock(&rt->owners_lock);
+	return rc;
+}
+
+void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t start)
+{
+	uint64_t *slot;
+
+	pthread_mutex_lock(&rt->owners_lock);
+	slot = owner_slot(rt, tgid, false);
+	/* Only the process that owns the PID's state frees it: a later one
+	 * with the PID may already have begun. */
+	if (slot && *slot == start + 1) {
+		helper_task_storage_release(&rt->env, (uint32_t)tgid);
+		*slot = 0;
+	}
+	pthread_mutex_unlock(&rt->owners_lock);
 }
 
 struct map *runtime_map(struct runtime *rt, const char *name)

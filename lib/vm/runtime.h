@@ -85,13 +85,22 @@ int runtime_run_task(struct runtime *rt, const struct seccomp_data *sd,
 		     const struct runtime_task *task, uint32_t *ret, struct secbpf_err *err);
 
 /*
- * Process tgid has exited: free its task storage (seed 011 keeps it on the
- * thread-group leader, which the kernel frees with the process). The
- * supervisor calls this when it sees the process exit (its pidfd becomes
- * readable); until then a process that reused the PID would see the
- * storage. Safe to call concurrently with runs.
+ * Task storage lives as long as its process (seed 011 keeps it on the
+ * thread-group leader, which the kernel frees with the process). A process
+ * is its PID and its start time (/proc/PID/stat), which tells it from a
+ * later process with the same PID.
+ *
+ * runtime_task_begin: process (tgid, start) is about to run programs; if
+ * the PID's storage belongs to another process (one that exited, seen by
+ * this or another supervisor of the runtime), it is freed first. Returns
+ * 0 or -ENOMEM (the caller fails the syscall).
+ *
+ * runtime_task_exit: process (tgid, start) has exited (its pidfd became
+ * readable): its task storage is freed, unless a later process with the
+ * PID has begun since. Both are safe to call concurrently with runs.
  */
-void runtime_task_exit(struct runtime *rt, pid_t tgid);
+int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t start);
+void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t start);
 
 struct map;
 
