@@ -3,13 +3,17 @@
  * libFuzzer harness for the cBPF compiler: fuzzer-built programs (raw
  * instructions that pass insn_validate, or nested-if programs generated
  * from the input bytes) are compiled and checked against the interpreter
- * on many inputs; any disagreement, internal error or crash aborts.
+ * on many inputs; the compiled filter's cells, explored with unknown
+ * arguments (lib/cbpf/cell_paths.c, export-oci's view), are checked against
+ * the simulator. Any disagreement, internal error or crash aborts.
  */
 #include <errno.h>
+#include <linux/audit.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cbpf/cbpf.h"
+#include "cbpf/cell_paths.h"
 #include "vm/insn.h"
 #include "vm/runtime.h"
 #include "../tests/cbpf/diff.h"
@@ -34,7 +38,7 @@ static bool fuzz_raw(const uint8_t *data, size_t size, struct gen_prog *g)
 		if (cls == BPF_JMP32 && BPF_OP(g->insns[i].code) == BPF_JA && g->insns[i].imm < 0)
 			return false;
 		if (cls == BPF_JMP && BPF_OP(g->insns[i].code) == BPF_CALL)
-			return false;	/* no helpers or subprograms in the runtime here */
+			return false; /* no helpers or subprograms in the runtime here */
 		gen_note(g, (uint64_t)(int64_t)g->insns[i].imm);
 	}
 	return insn_validate(g->insns, g->n, 0, 1, &err) == 0;
@@ -47,9 +51,71 @@ static bool fuzz_at_exit;
 
 static void fuzz_print_punts(void)
 {
-	fprintf(stderr, "fuzz_cbpf: %lu programs compiled, %lu (%.1f%%) hand a case to the supervisor\n",
+	fprintf(stderr,
+		"fuzz_cbpf: %lu programs compiled, %lu (%.1f%%) hand a case to the supervisor\n",
 		fuzz_compiled, fuzz_punted,
 		100.0 * (double)fuzz_punted / (double)(fuzz_compiled ? fuzz_compiled : 1));
+}
+
+static bool path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd)
+{
+	uint8_t i;
+
+	for (i = 0; i < p->nconds; i++)
+		if ((sd->args[p->conds[i].arg] & p->conds[i].mask) != p->conds[i].datum)
+			return false;
+	return true;
+}
+
+/* The cells of nr 0-3 (x86_64) of cp, explored, against the simulator on
+ * arguments drawn from the program's constants: the simulator's action is
+ * one of the paths', an expressible path the arguments meet has it, and a
+ * fixed cell always gives it. */
+static void check_cells(const struct cbpf_prog *cp, const struct gen_prog *g, uint64_t seed)
+{
+	uint64_t r = seed | 1;
+	uint32_t nr;
+
+	for (nr = 0; nr < 4; nr++) {
+		struct cbpf_cell_paths c;
+		unsigned i, k;
+
+		if (cbpf_cell_explore(cp->insns, cp->len, AUDIT_ARCH_X86_64, nr, &c))
+			abort(); /* out of memory */
+		for (i = 0; i < 16 && c.npaths; i++) {
+			struct seccomp_data sd = { .nr = (int)nr, .arch = AUDIT_ARCH_X86_64 };
+			uint32_t want;
+			bool seen = false;
+			size_t p;
+
+			for (k = 0; k < 6; k++)
+				sd.args[k] = (i & 1) && g->nconsts
+						     ? g->consts[diff_rand(&r) % g->nconsts]
+						     : diff_rand(&r) >> (diff_rand(&r) % 64);
+			want = cbpf_sim_run(cp->insns, cp->len, &sd);
+			if (c.fixed && want != c.action) {
+				fprintf(stderr, "cell %u: fixed %#x, the simulator %#x\n", nr,
+					c.action, want);
+				abort();
+			}
+			for (p = 0; p < c.npaths; p++) {
+				seen |= c.paths[p].action == want;
+				if (c.paths[p].expressible && path_matches(&c.paths[p], &sd) &&
+				    c.paths[p].action != want) {
+					fprintf(stderr,
+						"cell %u: path %zu says %#x, the simulator %#x\n",
+						nr, p, c.paths[p].action, want);
+					abort();
+				}
+			}
+			if (!seen) {
+				fprintf(stderr, "cell %u: the simulator's %#x is on no path\n", nr,
+					want);
+				abort();
+			}
+		}
+		cbpf_cell_paths_free(&c);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -108,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		runtime_free(rt);
 	}
+	check_cells(&cp, &g, size);
 	cbpf_prog_free(&cp);
 	return 0;
 }
