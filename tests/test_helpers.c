@@ -378,6 +378,19 @@ Test(helpers, task_storage_is_per_process)
 	b.valid = true;
 	cr_assert_eq(run_task(rt, &b, 0, &ret, &err), 0);
 	cr_assert_eq(ret, 1);
+	/* A run that outlived its process (its notification no longer valid)
+	 * while a later process with the PID began and made storage: the old
+	 * run neither reads nor deletes the new process's storage. */
+	runtime_task_exit(rt, a.pid, 200);
+	cr_assert_eq(runtime_task_begin(rt, a.pid, 300), 0);
+	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
+	cr_assert_eq(ret, 1);
+	a.valid = false;
+	cr_assert_lt(run_task(rt, &a, 0, &ret, &err), 0, "a dead process's run saw storage");
+	cr_assert_lt(run_task(rt, &a, 1, &ret, &err), 0, "a dead process's run deleted storage");
+	a.valid = true;
+	cr_assert_eq(run_task(rt, &a, 0, &ret, &err), 0);
+	cr_assert_eq(ret, 2, "the new process's storage changed under a dead run");
 	child_stop(&a);
 	child_stop(&b);
 	runtime_free(rt);

@@ -796,11 +796,36 @@ static bool task_key(struct interp_call *call, struct helper_run *run, uint32_t 
 }
 
 /*
- * void *bpf_task_storage_get(map, task, void *value, u64 flags). Storage
- * created for a process that has already exited would outlive
- * runtime_task_exit() and could be inherited by a process that reuses its
- * PID, so creation is followed by a validity check that removes it again.
+ * The task storage helpers run between task_storage_enter() and
+ * task_storage_leave(). Entering checks that the notification is still
+ * valid, so the task's process lives and owns its PID; and while the lock
+ * is held shared, no process with that PID can begin or end in this
+ * runtime (runtime_task_begin/exit free a PID's state under it,
+ * exclusively). So the key names the caller's process for the whole map
+ * operation: a run that outlived its process never reads or changes the
+ * state of the next process with that PID, and storage it creates is freed
+ * by its process's exit, which waits for the lock. Returns 0, or
+ * RUN_FAILED (not entered) when the task went away.
  */
+static int task_storage_enter(struct interp_call *call, struct helper_run *run)
+{
+	if (run->env->task_storage_lock)
+		pthread_rwlock_rdlock(run->env->task_storage_lock);
+	if (require_valid(call, run)) {
+		if (run->env->task_storage_lock)
+			pthread_rwlock_unlock(run->env->task_storage_lock);
+		return RUN_FAILED;
+	}
+	return 0;
+}
+
+static void task_storage_leave(struct helper_run *run)
+{
+	if (run->env->task_storage_lock)
+		pthread_rwlock_unlock(run->env->task_storage_lock);
+}
+
+/* void *bpf_task_storage_get(map, task, void *value, u64 flags) */
 static uint64_t h_task_storage_get(struct interp_call *call, const uint64_t a[5])
 {
 	struct helper_run *run = run_of(call);
@@ -814,28 +839,24 @@ static uint64_t h_task_storage_get(struct interp_call *call, const uint64_t a[5]
 	if (a[3] & ~(uint64_t)BPF_LOCAL_STORAGE_GET_F_CREATE)
 		return 0;
 	vsize = map_value_size(hm->map);
+	if ((a[3] & BPF_LOCAL_STORAGE_GET_F_CREATE) && a[2]) {
+		init = arg_mem(call, 3, a[2], vsize, false);
+		if (!init)
+			return 0;
+	}
+	if (task_storage_enter(call, run))
+		return 0;
 	value = map_lookup(hm->map, &key, run->task->cpu);
 	if (!value && (a[3] & BPF_LOCAL_STORAGE_GET_F_CREATE)) {
-		if (a[2]) {
-			init = arg_mem(call, 3, a[2], vsize, false);
-			if (!init)
-				return 0;
-		} else {
+		if (!init)
 			init = zero = calloc(1, vsize);
-			if (!zero)
-				return 0;	/* -ENOMEM in the kernel: NULL */
-		}
-		rc = map_update(hm->map, &key, init, BPF_NOEXIST, run->task->cpu);
+		/* calloc failing is -ENOMEM in the kernel: NULL */
+		rc = init ? map_update(hm->map, &key, init, BPF_NOEXIST, run->task->cpu) : -ENOMEM;
 		free(zero);
-		if (rc && rc != -EEXIST)
-			return 0;
-		if (rc == 0 && task_valid(run)) {
-			map_delete(hm->map, &key);
-			require_valid(call, run);
-			return 0;
-		}
-		value = map_lookup(hm->map, &key, run->task->cpu);
+		if (rc == 0 || rc == -EEXIST)
+			value = map_lookup(hm->map, &key, run->task->cpu);
 	}
+	task_storage_leave(run);
 	if (!value || expose(call, value, vsize, true))
 		return 0;
 	return (uint64_t)(uintptr_t)value;
@@ -847,19 +868,28 @@ static uint64_t h_task_storage_delete(struct interp_call *call, const uint64_t a
 	struct helper_run *run = run_of(call);
 	struct helper_map *hm;
 	uint32_t key;
+	int rc;
 
 	if (!run || !(hm = arg_task_storage(call, a)) || !task_key(call, run, &key))
 		return 0;
-	return (uint64_t)(int64_t)map_delete(hm->map, &key);
+	if (task_storage_enter(call, run))
+		return 0;
+	rc = map_delete(hm->map, &key);
+	task_storage_leave(run);
+	return (uint64_t)(int64_t)rc;
 }
 
 void helper_task_storage_release(const struct helper_env *env, uint32_t tgid)
 {
 	uint32_t i;
 
+	if (env->task_storage_lock)
+		pthread_rwlock_wrlock(env->task_storage_lock);
 	for (i = 0; i < env->nmaps; i++)
 		if (env->maps[i].type == BPF_MAP_TYPE_TASK_STORAGE && env->maps[i].map)
 			map_delete(env->maps[i].map, &tgid);
+	if (env->task_storage_lock)
+		pthread_rwlock_unlock(env->task_storage_lock);
 }
 
 /* ---- the current task ---------------------------------------------------------- */

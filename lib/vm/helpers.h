@@ -9,6 +9,7 @@
 #ifndef SECBPF_HELPERS_H
 #define SECBPF_HELPERS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,11 @@ struct helper_env {
 	uint32_t nprogs;
 	bool loader_cap_sys_ptrace;
 	FILE *trace_log;
+	/* The runtime's lock between the task storage helpers (shared, from
+	 * their validity check through their map operation) and
+	 * helper_task_storage_release (exclusive); NULL: no notifications,
+	 * nothing to order. */
+	pthread_rwlock_t *task_storage_lock;
 };
 
 /* A reserved ring buffer record and the map it belongs to. */

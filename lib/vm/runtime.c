@@ -42,6 +42,11 @@ struct runtime {
 	 * one program) agree through it on when a PID's state is stale. */
 	pthread_mutex_t owners_lock;
 	uint64_t *owners[RUNTIME_OWNER_PAGES];
+	/* Held shared by the task storage helpers from their validity check
+	 * to the end of their map operation, and exclusively while a PID's
+	 * state is freed (helper_task_storage_release): a run never touches
+	 * the state of another process with its PID. */
+	pthread_rwlock_t task_storage_lock;
 };
 
 void runtime_free(struct runtime *rt)
@@ -63,6 +68,7 @@ void runtime_free(struct runtime *rt)
 	for (i = 0; i < RUNTIME_OWNER_PAGES; i++)
 		free(rt->owners[i]);
 	pthread_mutex_destroy(&rt->owners_lock);
+	pthread_rwlock_destroy(&rt->task_storage_lock);
 	free(rt);
 }
 
@@ -223,6 +229,7 @@ static int prepare_programs(struct runtime *rt, const struct object_prog *entry,
 struct runtime *runtime_new_opts(const struct object *obj, const struct object_prog *prog,
 				 const struct runtime_opts *opts, struct secbpf_err *err)
 {
+	pthread_rwlockattr_t lock_attr;
 	struct runtime *rt;
 	uint32_t i;
 
@@ -236,6 +243,12 @@ struct runtime *runtime_new_opts(const struct object *obj, const struct object_p
 		return NULL;
 	}
 	pthread_mutex_init(&rt->owners_lock, NULL);
+	/* Writers first: a steady stream of helper calls must not hold off
+	 * the freeing of an exited process's state. */
+	pthread_rwlockattr_init(&lock_attr);
+	pthread_rwlockattr_setkind_np(&lock_attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&rt->task_storage_lock, &lock_attr);
+	pthread_rwlockattr_destroy(&lock_attr);
 	/* Options from an older caller (smaller sz) keep their defaults. */
 	memcpy(&rt->opts, opts, opts->sz < sizeof(rt->opts) ? opts->sz : sizeof(rt->opts));
 	rt->opts.sz = sizeof(rt->opts);
@@ -254,6 +267,7 @@ struct runtime *runtime_new_opts(const struct object *obj, const struct object_p
 	rt->env.nmaps = obj->map_cnt;
 	rt->env.loader_cap_sys_ptrace = rt->opts.loader_cap_sys_ptrace;
 	rt->env.trace_log = rt->opts.trace_log;
+	rt->env.task_storage_lock = &rt->task_storage_lock;
 	for (i = 0; i < obj->map_cnt; i++)
 		if (runtime_map_init(rt, i, err))
 			goto fail;
