@@ -59,7 +59,7 @@ struct tracked_process {
 	pid_t tgid;
 	int pidfd;
 	uint32_t generation;
-	uint64_t start; /* its start time: tells it from a later process with its PID */
+	uint64_t ident; /* tells it from a later process with its PID (runtime.h) */
 };
 
 struct supervisor {

@@ -8,17 +8,22 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/proc_stat.h"
 #include "supervisor/supervisor_internal.h"
 
+/* Not in Debian 12's headers (linux/magic.h of Linux 6.9). */
+#define PIDFS_MAGIC_NUMBER 0x50494446
+
 /* Forget tracked[i] and free the state its process left; under lock. */
 static void forget_process(struct supervisor *sv, size_t i)
 {
 	pid_t tgid = sv->tracked[i].tgid;
-	uint64_t start = sv->tracked[i].start;
+	uint64_t ident = sv->tracked[i].ident;
 	size_t j;
 
 	epoll_ctl(sv->epoll_fd, EPOLL_CTL_DEL, sv->tracked[i].pidfd, NULL);
@@ -26,7 +31,26 @@ static void forget_process(struct supervisor *sv, size_t i)
 	sv->tracked[i] = sv->tracked[--sv->ntracked];
 	for (j = 0; j < sv->nprogs; j++)
 		if (sv->progs[j].rt)
-			runtime_task_exit(sv->progs[j].rt, tgid, start);
+			runtime_task_exit(sv->progs[j].rt, tgid, ident);
+}
+
+/*
+ * The identity of the process of pidfd (PID tgid), as runtime.h defines
+ * it: its pidfs inode with bit 63 set, or before Linux 6.9 its start time.
+ * Returns 0 or a negative errno.
+ */
+static int process_identity(int pidfd, pid_t tgid, uint64_t *ident)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(pidfd, &sfs) == 0 && sfs.f_type == PIDFS_MAGIC_NUMBER) {
+		if (fstat(pidfd, &st))
+			return -errno;
+		*ident = (uint64_t)st.st_ino | 1ULL << 63;
+		return 0;
+	}
+	return proc_stat_start_time(tgid, ident);
 }
 
 /*
@@ -43,7 +67,7 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct tracked_process *grown;
-	uint64_t start = 0;
+	uint64_t ident = 0;
 	size_t i, j;
 	int pidfd, rc = 0;
 
@@ -75,8 +99,8 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 		goto out;
 	}
 	/* Read while the pidfd holds the PID: if the notification is still
-	 * valid after, the start time is this process's. */
-	rc = proc_stat_start_time(tgid, &start);
+	 * valid after, the identity is this process's. */
+	rc = process_identity(pidfd, tgid, &ident);
 	if (rc || !notif_valid(sv, id)) {
 		close(pidfd);
 		rc = rc && rc != -ESRCH ? rc : -ESRCH;
@@ -85,7 +109,7 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 	/* State another process with this PID left (this supervisor's, or
 	 * another's sharing the runtime: secbpfd) is freed before ours runs. */
 	for (j = 0; j < sv->nprogs; j++)
-		if (sv->progs[j].rt && (rc = runtime_task_begin(sv->progs[j].rt, tgid, start))) {
+		if (sv->progs[j].rt && (rc = runtime_task_begin(sv->progs[j].rt, tgid, ident))) {
 			close(pidfd);
 			goto out;
 		}
@@ -101,7 +125,7 @@ int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id)
 	sv->tracked[sv->ntracked].tgid = tgid;
 	sv->tracked[sv->ntracked].pidfd = pidfd;
 	sv->tracked[sv->ntracked].generation = sv->generation;
-	sv->tracked[sv->ntracked].start = start;
+	sv->tracked[sv->ntracked].ident = ident;
 	sv->ntracked++;
 out:
 	pthread_mutex_unlock(&sv->lock);

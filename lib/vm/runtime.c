@@ -36,8 +36,8 @@ struct runtime {
 	bool *prog_ready;
 	struct interp *entry;
 	bool entry_owned; /* entry is not also in interps[] */
-	/* Which process owns the task storage of each PID: its start time
-	 * + 1 (0: none), in pages of RUNTIME_OWNER_PAGE PIDs made on first
+	/* Which process owns the task storage of each PID: its identity
+	 * (runtime.h) + 1 (0: none), in pages of RUNTIME_OWNER_PAGE PIDs made on first
 	 * use. Supervisors that share this runtime (secbpfd's attachments of
 	 * one program) agree through it on when a PID's state is stale. */
 	pthread_mutex_t owners_lock;
@@ -371,7 +371,7 @@ static uint64_t *owner_slot(struct runtime *rt, pid_t tgid, bool create)
 	return rt->owners[page] ? &rt->owners[page][(uint32_t)tgid % RUNTIME_OWNER_PAGE] : NULL;
 }
 
-int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t start)
+int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t ident)
 {
 	uint64_t *slot;
 	int rc = 0;
@@ -380,16 +380,16 @@ int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t start)
 	slot = owner_slot(rt, tgid, true);
 	if (!slot) {
 		rc = tgid <= 0 ? -EINVAL : -ENOMEM;
-	} else if (*slot != start + 1) {
+	} else if (*slot != ident + 1) {
 		/* Another process had this PID: what it left is not ours. */
 		helper_task_storage_release(&rt->env, (uint32_t)tgid);
-		*slot = start + 1;
+		*slot = ident + 1;
 	}
 	pthread_mutex_unlock(&rt->owners_lock);
 	return rc;
 }
 
-void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t start)
+void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t ident)
 {
 	uint64_t *slot;
 
@@ -397,7 +397,7 @@ void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t start)
 	slot = owner_slot(rt, tgid, false);
 	/* Only the process that owns the PID's state frees it: a later one
 	 * with the PID may already have begun. */
-	if (slot && *slot == start + 1) {
+	if (slot && *slot == ident + 1) {
 		helper_task_storage_release(&rt->env, (uint32_t)tgid);
 		*slot = 0;
 	}

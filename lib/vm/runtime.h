@@ -87,20 +87,22 @@ int runtime_run_task(struct runtime *rt, const struct seccomp_data *sd,
 /*
  * Task storage lives as long as its process (seed 011 keeps it on the
  * thread-group leader, which the kernel frees with the process). A process
- * is its PID and its start time (/proc/PID/stat), which tells it from a
- * later process with the same PID.
+ * is its PID and an identity that tells it from a later process with the
+ * same PID: the inode of its pidfd where pidfds live in pidfs (Linux 6.9+:
+ * unique for the boot), with bit 63 set, or else its start time in clock
+ * ticks (/proc/PID/stat), which two processes started in one tick share.
  *
- * runtime_task_begin: process (tgid, start) is about to run programs; if
+ * runtime_task_begin: process (tgid, ident) is about to run programs; if
  * the PID's storage belongs to another process (one that exited, seen by
  * this or another supervisor of the runtime), it is freed first. Returns
  * 0 or -ENOMEM (the caller fails the syscall).
  *
- * runtime_task_exit: process (tgid, start) has exited (its pidfd became
+ * runtime_task_exit: process (tgid, ident) has exited (its pidfd became
  * readable): its task storage is freed, unless a later process with the
  * PID has begun since. Both are safe to call concurrently with runs.
  */
-int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t start);
-void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t start);
+int runtime_task_begin(struct runtime *rt, pid_t tgid, uint64_t ident);
+void runtime_task_exit(struct runtime *rt, pid_t tgid, uint64_t ident);
 
 struct map;
 
