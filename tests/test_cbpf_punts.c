@@ -32,12 +32,13 @@ struct punt_reason {
 
 static bool has_user_notif(const struct cbpf_prog *cp)
 {
-	uint32_t i;
+	uint32_t i, k;
 
-	for (i = 0; i < cp->len; i++)
-		if (cp->insns[i].code == (BPF_RET | BPF_K) &&
-		    cp->insns[i].k == SECCOMP_RET_USER_NOTIF)
-			return true;
+	for (k = 0; k < cp->nfilters; k++)
+		for (i = 0; i < cp->filters[k].len; i++)
+			if (cp->filters[k].filter[i].code == (BPF_RET | BPF_K) &&
+			    cp->filters[k].filter[i].k == SECCOMP_RET_USER_NOTIF)
+				return true;
 	return false;
 }
 
@@ -76,7 +77,7 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 	static struct gen_prog g;
 	static uint32_t lens[PUNT_SEEDS], steps[PUNT_SEEDS * PUNT_STEP_INPUTS];
 	struct punt_reason reasons[32];
-	unsigned seed, compiled = 0, punted = 0, mismatches = 0, nreasons = 0, nsteps = 0, i;
+	unsigned seed, compiled = 0, punted = 0, split = 0, mismatches = 0, nreasons = 0, nsteps = 0, i;
 	uint64_t cases = 0, notifs = 0;
 
 	for (seed = 0; seed < PUNT_SEEDS; seed++) {
@@ -84,6 +85,10 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 		struct object_prog prog = { .name = "random", .section = "seccomp" };
 		struct object obj = { .path = "random", .progs = &prog, .prog_cnt = 1 };
 		struct secbpf_err err = { { 0 } };
+		/* As secbpf run compiles a stateless program: split by cells
+		 * into stacked filters past 4096 instructions. */
+		struct cbpf_compile_opts opts = { .sz = sizeof(opts),
+						  .max_filters = CBPF_MAX_FILTERS };
 		struct diff_result res;
 		struct cbpf_prog cp;
 		struct runtime *rt;
@@ -94,9 +99,12 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 		prog.insns = g.insns;
 		prog.insn_cnt = g.n;
 		prog.main_cnt = g.n;
-		cr_assert_eq(cbpf_compile(&obj, &prog, NULL, &cp, &err), 0, "seed %u: %s", seed,
+		cr_assert_eq(cbpf_compile(&obj, &prog, &opts, &cp, &err), 0, "seed %u: %s", seed,
 			     err.msg);
-		cr_assert_eq(cbpf_check(cp.insns, cp.len, &err), 0, "seed %u: %s", seed, err.msg);
+		for (i = 0; i < cp.nfilters; i++)
+			cr_assert_eq(cbpf_check(cp.filters[i].filter, cp.filters[i].len, &err), 0,
+				     "seed %u: %s", seed, err.msg);
+		split += cp.nfilters > 1;
 		cr_assert(!cp.needs_state, "seed %u: a generated program needs state", seed);
 		lens[compiled++] = cp.len;
 		if (has_user_notif(&cp)) {
@@ -125,7 +133,8 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 						     : diff_rand(&r);
 			if (!g.nconsts)
 				sd.args[0] = 0;
-			if (cbpf_sim_exec(cp.insns, cp.len, &sd, &st) != SECCOMP_RET_USER_NOTIF)
+			if (cp.nfilters == 1 &&
+			    cbpf_sim_exec(cp.insns, cp.len, &sd, &st) != SECCOMP_RET_USER_NOTIF)
 				steps[nsteps++] = st.steps;
 		}
 		runtime_free(rt);
@@ -142,6 +151,7 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 	       "(%u kernel-decided inputs)\n",
 	       compiled ? lens[compiled / 2] : 0, compiled ? lens[compiled - 1] : 0,
 	       nsteps ? steps[nsteps / 2] : 0, nsteps ? steps[nsteps - 1] : 0, nsteps);
+	printf("cbpf_punts: %u programs split into stacked filters\n", split);
 	for (i = 0; i < nreasons; i++)
 		printf("cbpf_punts:   %5.1f%% of programs: %s\n",
 		       100.0 * reasons[i].programs / compiled, reasons[i].why);

@@ -76,8 +76,14 @@ static int run_check_user_notif(const struct run_state *s, const struct run_opti
 	if (o->agent_path)
 		return 0;
 	for (i = 0; i < s->plan.n; i++) {
-		if (s->plan.runtimes[i] || !supervisor_filter_may_notify(s->plan.compiled[i].insns,
-									 s->plan.compiled[i].len))
+		const struct cbpf_prog *p = &s->plan.compiled[i];
+		uint32_t k;
+		bool may_notify = false;
+
+		for (k = 0; k < p->nfilters; k++)
+			may_notify |= supervisor_filter_may_notify(p->filters[k].filter,
+								   p->filters[k].len);
+		if (s->plan.runtimes[i] || !may_notify)
 			continue;
 		cli_error(o->specs[i],
 			  "returns USER_NOTIF and no user agent is given to answer it: give one "

@@ -21,6 +21,12 @@
 #include "object/object.h"
 
 #define CBPF_MAX_INSNS 4096	/* BPF_MAXINSNS: the kernel's limit per filter */
+/* MAX_INSNS_PER_PATH: the kernel's limit on the instructions of every
+ * filter of a stack, each counted with 4 more. */
+#define CBPF_MAX_STACK_INSNS 32768
+#define CBPF_STACK_INSN_OVERHEAD 4
+/* At most this many filters for one program split by cells. */
+#define CBPF_MAX_FILTERS 8
 
 /* Why some input is left to the supervisor: the eBPF instruction that
  * caused it (CBPF_PUNT_NO_INSN when none does) and what it does there. */
@@ -46,6 +52,14 @@ struct cbpf_prog {
 	/* Some input gets SECCOMP_RET_USER_NOTIF: a path needs a helper or a
 	 * map, or did not fit in cBPF. Such a filter needs a supervisor. */
 	bool needs_supervisor;
+	/* Every filter of the program, in installation order: one, or with
+	 * cbpf_compile_opts.max_filters > 1 up to that many when one filter
+	 * would exceed CBPF_MAX_INSNS. filters[0] is insns/len. Each filter
+	 * owns some (arch, nr) cells, returns the program's value for them
+	 * and SECCOMP_RET_ALLOW for every other cell, so that the stack of
+	 * them decides as one filter would (docs/compiler.md). malloc'ed. */
+	struct sock_fprog *filters;
+	uint32_t nfilters;
 	/* Statistics for `secbpf compile` and the benchmarks. */
 	uint32_t cells;			/* (arch, nr) ranges after merging */
 	uint32_t notif_cells;		/* of which decided by the supervisor */
@@ -56,6 +70,10 @@ struct cbpf_compile_opts {
 	/* Add the listener guard: deny seccomp(SET_MODE_FILTER) with
 	 * SECCOMP_FILTER_FLAG_NEW_LISTENER for every arch (docs/design.md §1). */
 	bool listener_guard;
+	/* Filters the program may be split into when it does not fit in one
+	 * (0 or 1: never split; the largest cells go to the supervisor). The
+	 * caller must then install every filter of cbpf_prog.filters. */
+	uint32_t max_filters;
 };
 
 /*
@@ -96,6 +114,16 @@ int cbpf_check(const struct sock_filter *insns, size_t len, struct secbpf_err *e
  * kernel zeroes them). The filter must have passed cbpf_check().
  */
 uint32_t cbpf_sim_run(const struct sock_filter *insns, size_t len, const struct seccomp_data *sd);
+
+/*
+ * Run a stack of filters on sd as the kernel's seccomp_run_filters() does:
+ * filters[n - 1] was installed last and runs first; the result is
+ * SECCOMP_RET_ALLOW unless a filter returns an action of a lower
+ * precedence (ACTION_ONLY, signed), the first such filter in that order
+ * winning ties. Every filter must have passed cbpf_check().
+ */
+uint32_t cbpf_sim_run_stack(const struct sock_fprog *filters, size_t n,
+			    const struct seccomp_data *sd);
 
 /* What a run leaves: A, X and M[] when it ended, the instructions it
  * executed (the RET included: the path length the kernel runs) and how

@@ -97,12 +97,30 @@ struct cbpf_plan {
 	struct cbpf_arch_class *classes;	/* explicit ones, then "other" */
 	uint32_t nclasses;
 	struct cbpf_rnode *notif;		/* the shared NOTIF leaf */
+	uint32_t mark;				/* the last layout's rnode generation */
 };
 
-/* Lay plan out as a checked seccomp filter (layout.c). May replace
- * outcomes in plan by plan->notif to fit in CBPF_MAX_INSNS. */
+/* Lay plan out as a checked seccomp filter (layout.c), or as several with
+ * opts->max_filters > 1 (split.c). May replace outcomes in plan by
+ * plan->notif to fit in CBPF_MAX_INSNS. */
 int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
 		     struct cbpf_prog *out, struct secbpf_err *err);
+/* One checked filter for plan into *insns (malloc'ed), reasons noted in
+ * notes. Past CBPF_MAX_INSNS: with shrink, the largest outcomes go to the
+ * supervisor; without, -ENOSPC with *len the length it would have. */
+int cbpf_layout_filter(struct cbpf_plan *plan, bool guard, bool shrink, struct cbpf_prog *notes,
+		       struct sock_filter **insns, uint32_t *len, struct secbpf_err *err);
+/* Adds to *cells the ranges of plan (but those whose outcome is skip), to
+ * *notif_cells those of them that reach a NOTIF in the last layout. */
+void cbpf_layout_count_cells(const struct cbpf_plan *plan, const struct cbpf_rnode *skip,
+			     uint32_t *cells, uint32_t *notif_cells);
+/* The estimated code of the residual under n, without the nodes marked
+ * mark already (which it marks): a layout has sized every node. */
+uint64_t cbpf_layout_outcome_size(struct cbpf_plan *plan, uint32_t mark, struct cbpf_rnode *n);
+/* Lay plan out as up to max_filters filters that partition its cells
+ * (split.c): one when it fits. */
+int cbpf_split_plan(struct cbpf_plan *plan, bool guard, uint32_t max_filters,
+		    struct cbpf_prog *out, struct secbpf_err *err);
 
 /*
  * Where expressions and residual nodes live: everything in one arena,

@@ -174,3 +174,25 @@ bool cbpf_sim_const_allow(const struct sock_filter *insns, size_t len, uint32_t 
 	}
 	return false;
 }
+
+/* The kernel's ACTION_ONLY(): the action bits of a return, signed, so that
+ * KILL_PROCESS (0x80000000) ranks below KILL_THREAD (0). */
+static int32_t cbpf_sim_action_rank(uint32_t ret)
+{
+	return (int32_t)(ret & SECCOMP_RET_ACTION_FULL);
+}
+
+uint32_t cbpf_sim_run_stack(const struct sock_fprog *filters, size_t n,
+			    const struct seccomp_data *sd)
+{
+	uint32_t ret = SECCOMP_RET_ALLOW;
+	size_t i;
+
+	for (i = n; i-- > 0;) {
+		uint32_t cur = cbpf_sim_run(filters[i].filter, filters[i].len, sd);
+
+		if (cbpf_sim_action_rank(cur) < cbpf_sim_action_rank(ret))
+			ret = cur;
+	}
+	return ret;
+}

@@ -1427,8 +1427,16 @@ int cbpf_punt_note_state(struct cbpf_prog *p, uint32_t insn, const char *why)
 
 void cbpf_prog_free(struct cbpf_prog *p)
 {
+	uint32_t i;
+
 	if (!p)
 		return;
+	/* filters[0] is insns, freed below. */
+	for (i = 1; p->filters && i < p->nfilters; i++)
+		free(p->filters[i].filter);
+	free(p->filters);
+	p->filters = NULL;
+	p->nfilters = 0;
 	free(p->insns);
 	p->insns = NULL;
 	p->len = 0;

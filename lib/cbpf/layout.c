@@ -313,18 +313,18 @@ static bool layout_shrink(struct cbpf_layout *c, uint64_t excess)
 	return true;
 }
 
-int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
-		     struct cbpf_prog *out, struct secbpf_err *err)
+int cbpf_layout_filter(struct cbpf_plan *plan, bool guard, bool shrink, struct cbpf_prog *notes,
+		       struct sock_filter **insnsp, uint32_t *lenp, struct secbpf_err *err)
 {
-	struct cbpf_layout c = { .plan = plan, .out = out };
+	/* Marks go on from the plan's last layout: a node marked by an
+	 * earlier layout of this plan is never taken as visited by this one. */
+	struct cbpf_layout c = { .plan = plan, .out = notes, .mark = plan->mark };
 	struct sock_filter *insns = NULL;
-	bool guard = false;
-	uint32_t len = 0, i, j;
+	uint32_t len = 0;
 	int rc;
 
-	if (opts && opts->sz >= offsetof(struct cbpf_compile_opts, listener_guard) +
-					sizeof(opts->listener_guard))
-		guard = opts->listener_guard;
+	*insnsp = NULL;
+	*lenp = 0;
 	for (;;) {
 		cbpf_asm_free(&c.m);
 		rc = layout_program(&c, guard, err);
@@ -347,6 +347,11 @@ int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opt
 		}
 		if (len <= CBPF_MAX_INSNS)
 			break;
+		if (!shrink) {
+			*lenp = len;
+			rc = -ENOSPC;
+			goto out;
+		}
 		if (!layout_shrink(&c, len - CBPF_MAX_INSNS)) {
 			rc = err_set(err, E2BIG, "the filter does not fit in %d instructions",
 				     CBPF_MAX_INSNS);
@@ -359,25 +364,76 @@ int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opt
 		rc = -EFAULT;
 		goto out;
 	}
-	out->insns = insns;
-	out->len = len;
+	*insnsp = insns;
+	*lenp = len;
 	insns = NULL;
-	out->cells = 0;
-	out->notif_cells = 0;
-	for (i = 0; i < plan->nclasses; i++)
-		for (j = 0; j < plan->classes[i].nranges; j++) {
-			const struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
-
-			out->cells++;
-			if (cbpf_outcome_is_const(n) ? n->kind == CBPF_R_NOTIF : n->reaches_notif)
-				out->notif_cells++;
-		}
-	out->needs_supervisor = out->notif_cells > 0;
 	rc = 0;
 out:
+	plan->mark = c.mark;
 	free(insns);
 	cbpf_asm_free(&c.m);
 	cbpf_postorder_free(&c.order);
 	cbpf_words_free(&c.words);
 	return rc;
+}
+
+void cbpf_layout_count_cells(const struct cbpf_plan *plan, const struct cbpf_rnode *skip,
+			     uint32_t *cells, uint32_t *notif_cells)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < plan->nclasses; i++)
+		for (j = 0; j < plan->classes[i].nranges; j++) {
+			const struct cbpf_rnode *n = plan->classes[i].ranges[j].out;
+
+			if (n == skip)
+				continue;
+			(*cells)++;
+			if (cbpf_outcome_is_const(n) ? n->kind == CBPF_R_NOTIF : n->reaches_notif)
+				(*notif_cells)++;
+		}
+}
+
+uint64_t cbpf_layout_outcome_size(struct cbpf_plan *plan, uint32_t mark, struct cbpf_rnode *n)
+{
+	struct cbpf_layout c = { .plan = plan, .mark = mark };
+
+	return layout_residual_size(&c, n);
+}
+
+int cbpf_layout_plan(struct cbpf_plan *plan, const struct cbpf_compile_opts *opts,
+		     struct cbpf_prog *out, struct secbpf_err *err)
+{
+	struct sock_filter *insns;
+	uint32_t len, max_filters = 1;
+	bool guard = false;
+	int rc;
+
+	if (opts && opts->sz >= offsetof(struct cbpf_compile_opts, listener_guard) +
+					sizeof(opts->listener_guard))
+		guard = opts->listener_guard;
+	if (opts && opts->sz >= offsetof(struct cbpf_compile_opts, max_filters) +
+					sizeof(opts->max_filters))
+		max_filters = opts->max_filters;
+	if (max_filters > CBPF_MAX_FILTERS)
+		max_filters = CBPF_MAX_FILTERS;
+	if (max_filters > 1)
+		return cbpf_split_plan(plan, guard, max_filters, out, err);
+	rc = cbpf_layout_filter(plan, guard, true, out, &insns, &len, err);
+	if (rc)
+		return rc;
+	out->filters = calloc(1, sizeof(*out->filters));
+	if (!out->filters) {
+		free(insns);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	out->insns = insns;
+	out->len = len;
+	out->filters[0] = (struct sock_fprog){ .len = (unsigned short)len, .filter = insns };
+	out->nfilters = 1;
+	out->cells = 0;
+	out->notif_cells = 0;
+	cbpf_layout_count_cells(plan, NULL, &out->cells, &out->notif_cells);
+	out->needs_supervisor = out->notif_cells > 0;
+	return 0;
 }

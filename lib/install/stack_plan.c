@@ -12,32 +12,77 @@
 #include "install/stack_plan.h"
 
 /* sock_fprog.len is an unsigned short: never let it truncate. */
-static int plan_fprog(struct sock_fprog *out, const struct cbpf_prog *cp, const char *name,
+static int plan_fprog(struct sock_fprog *out, const struct sock_fprog *f, const char *name,
 		      struct secbpf_err *err)
 {
-	if (cp->len == 0 || cp->len > CBPF_MAX_INSNS)
+	if (f->len == 0 || f->len > CBPF_MAX_INSNS)
 		return err_set(err, E2BIG, "%s: the compiled filter has %u instructions (1 to %d)",
-			       name, cp->len, CBPF_MAX_INSNS);
-	out->len = (unsigned short)cp->len;
-	out->filter = cp->insns;
+			       name, f->len, CBPF_MAX_INSNS);
+	*out = *f;
 	return 0;
 }
 
-/* Compile one target with or without the listener guard. */
+/* Compile one target with or without the listener guard, into at most
+ * max_filters filters (split by cells past CBPF_MAX_INSNS). */
 static int plan_compile(struct stack_plan *plan, size_t i, const struct stack_plan_target *t,
-			bool guard, struct secbpf_err *err)
+			bool guard, uint32_t max_filters, struct secbpf_err *err)
 {
-	struct cbpf_compile_opts opts = { .sz = sizeof(opts), .listener_guard = guard };
+	struct cbpf_compile_opts opts = {
+		.sz = sizeof(opts),
+		.listener_guard = guard,
+		.max_filters = max_filters,
+	};
 	int rc;
 
 	cbpf_prog_free(&plan->compiled[i]);
 	memset(&plan->compiled[i], 0, sizeof(plan->compiled[i]));
 	rc = cbpf_compile(t->obj, t->prog, &opts, &plan->compiled[i], err);
-	if (rc) {
+	if (rc)
 		err_prefix(err, "%s", t->name);
-		return rc;
-	}
-	return plan_fprog(&plan->plain[i], &plan->compiled[i], t->name, err);
+	return rc;
+}
+
+/* Whether target i's filters need the supervisor: a path needs state or
+ * did not fit, or (run --agent) some filter can return USER_NOTIF. */
+static bool plan_needs_supervisor(const struct stack_plan *plan, size_t i,
+				  const struct stack_plan_opts *opts)
+{
+	const struct cbpf_prog *cp = &plan->compiled[i];
+	uint32_t k;
+
+	if (cp->needs_supervisor)
+		return true;
+	if (!opts || !opts->supervise_user_notif)
+		return false;
+	for (k = 0; k < cp->nfilters; k++)
+		if (supervisor_filter_may_notify(cp->filters[k].filter, cp->filters[k].len))
+			return true;
+	return false;
+}
+
+/* plan->plain: every filter of every target, in order. */
+static int plan_fill_plain(struct stack_plan *plan, const struct stack_plan_target *targets,
+			   struct secbpf_err *err)
+{
+	size_t i, n = 0;
+	uint32_t k;
+	int rc;
+
+	for (i = 0; i < plan->n; i++)
+		n += plan->compiled[i].nfilters;
+	free(plan->plain);
+	plan->nplain = 0;
+	plan->plain = calloc(n ? n : 1, sizeof(*plan->plain));
+	if (!plan->plain)
+		return err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < plan->n; i++)
+		for (k = 0; k < plan->compiled[i].nfilters; k++) {
+			rc = plan_fprog(&plan->plain[plan->nplain++], &plan->compiled[i].filters[k],
+					targets[i].name, err);
+			if (rc)
+				return rc;
+		}
+	return 0;
 }
 
 bool stack_plan_reads_memory(const struct object *obj)
@@ -88,7 +133,7 @@ static int plan_supervision(struct stack_plan *plan, const struct stack_plan_tar
 		plan->sv_progs[i].prog = targets[i].prog;
 	}
 	if (supervisor_stack_single(plan->sv_progs, n)) {
-		rc = plan_compile(plan, n - 1, &targets[n - 1], true, err);
+		rc = plan_compile(plan, n - 1, &targets[n - 1], true, 1, err);
 		if (rc)
 			return rc;
 	}
@@ -120,18 +165,32 @@ int stack_plan_build(struct stack_plan *plan, const struct stack_plan_target *ta
 	plan->n = n;
 	plan->compiled = calloc(n, sizeof(*plan->compiled));
 	plan->runtimes = calloc(n, sizeof(*plan->runtimes));
-	plan->plain = calloc(n, sizeof(*plan->plain));
-	if (!plan->compiled || !plan->runtimes || !plan->plain) {
+	if (!plan->compiled || !plan->runtimes) {
 		rc = err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		rc = plan_compile(plan, i, &targets[i], false, err);
+		rc = plan_compile(plan, i, &targets[i], false, CBPF_MAX_FILTERS, err);
 		if (rc)
 			goto fail;
-		if (!plan->compiled[i].needs_supervisor &&
-		    !(opts && opts->supervise_user_notif &&
-		      supervisor_filter_may_notify(plan->compiled[i].insns, plan->compiled[i].len)))
+		plan->stateful |= plan_needs_supervisor(plan, i, opts);
+	}
+	/*
+	 * The supervised layout takes one filter per program (the supervisor
+	 * simulates each to combine their actions, and the program it runs
+	 * answers for its one filter): with a supervisor, a program split by
+	 * cells is compiled as one filter again, its largest cells handed to
+	 * the supervisor as before splitting existed (docs/compiler.md).
+	 */
+	for (i = 0; plan->stateful && i < n; i++) {
+		if (plan->compiled[i].nfilters <= 1)
+			continue;
+		rc = plan_compile(plan, i, &targets[i], false, 1, err);
+		if (rc)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		if (!plan_needs_supervisor(plan, i, opts))
 			continue;
 		plan->runtimes[i] = runtime_new_opts(targets[i].obj, targets[i].prog, &rt_opts, err);
 		if (!plan->runtimes[i]) {
@@ -140,15 +199,18 @@ int stack_plan_build(struct stack_plan *plan, const struct stack_plan_target *ta
 			rc = -EINVAL;
 			goto fail;
 		}
-		plan->stateful = true;
 	}
 	if (plan->stateful) {
 		rc = plan_supervision(plan, targets, err);
 		if (rc)
 			goto fail;
-	} else {
+	}
+	rc = plan_fill_plain(plan, targets, err);
+	if (rc)
+		goto fail;
+	if (!plan->stateful) {
 		plan->install = plan->plain;
-		plan->ninstall = n;
+		plan->ninstall = plan->nplain;
 	}
 	return 0;
 fail:

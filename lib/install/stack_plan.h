@@ -41,7 +41,11 @@ struct stack_plan {
 	size_t n;
 	struct cbpf_prog *compiled;	  /* per target */
 	struct runtime **runtimes;	  /* per target; NULL when stateless */
-	struct sock_fprog *plain;	  /* per target: the compiled filters */
+	/* Every compiled filter, target after target: one per target, or
+	 * several for a program split by cells (cbpf_prog.filters; never
+	 * in a stateful stack). */
+	struct sock_fprog *plain;
+	size_t nplain;
 	struct supervisor_prog *sv_progs; /* per target, when stateful */
 	struct supervisor_stack stack;	  /* when stateful */
 	bool stateful;			  /* some target needs the supervisor */
