@@ -182,10 +182,11 @@ static int split_runs(struct split_ctx *s, uint32_t a, uint32_t b, uint32_t part
 		total += s->cells[i].weight;
 	for (i = a; i <= b; i++) {
 		acc += s->cells[i].weight;
-		/* Cut after i once this part has its share, leaving a cell
-		 * for each part still to come. */
-		if (i < b && done + 1 < parts && acc * parts >= total * (done + 1) &&
-		    b - i >= parts - done - 1) {
+		/* Cut after i once this part has its share, or when the
+		 * cells left are just enough for one per part to come:
+		 * every part gets a cell, so each run is shorter than a..b. */
+		if (i < b && done + 1 < parts &&
+		    (acc * parts >= total * (done + 1) || b - i == parts - done - 1)) {
 			rc = split_run(s, start, i);
 			if (rc)
 				return rc;
