@@ -33,6 +33,12 @@ struct split_cell {
 	uint64_t weight;
 };
 
+/* A residual made here (a branch with one way ALLOW), freed at the end. */
+struct split_node {
+	struct split_node *next;
+	struct cbpf_rnode n;
+};
+
 struct split_ctx {
 	struct cbpf_plan *plan;
 	struct cbpf_rnode *allow; /* the outcome of cells a filter does not own */
@@ -43,6 +49,7 @@ struct split_ctx {
 	struct sock_fprog *filters;
 	uint32_t nfilters;
 	uint64_t total_insns; /* as the kernel counts them for the stack */
+	struct split_node *made;
 	struct cbpf_prog *out;
 	struct secbpf_err *err;
 };
@@ -86,8 +93,11 @@ static bool split_class_all_allow(const struct cbpf_arch_class *cl, const struct
  * ranges with their outcome and the others ALLOW, adjacent equal outcomes
  * merged. An explicit class that is all ALLOW is dropped when the "other"
  * class (last) is all ALLOW too: its arch then gets ALLOW there as well.
+ * With only, the one cell a..a decides as only instead (a part of its
+ * outcome, split_outcome()).
  */
-static int split_sub_plan(struct split_ctx *s, uint32_t a, uint32_t b, struct cbpf_plan *sub)
+static int split_sub_plan(struct split_ctx *s, uint32_t a, uint32_t b, struct cbpf_rnode *only,
+			  struct cbpf_plan *sub)
 {
 	const struct cbpf_plan *plan = s->plan;
 	uint32_t i, j, n = 0, flat = 0;
@@ -115,6 +125,8 @@ static int split_sub_plan(struct split_ctx *s, uint32_t a, uint32_t b, struct cb
 			/* s->cells lists every range in this order. */
 			if (flat < a || flat > b)
 				rg.out = s->allow;
+			else if (only)
+				rg.out = only;
 			flat++;
 			if (d->nranges && d->ranges[d->nranges - 1].out == rg.out)
 				d->ranges[d->nranges - 1].hi = rg.hi;
@@ -197,28 +209,98 @@ static int split_runs(struct split_ctx *s, uint32_t a, uint32_t b, uint32_t part
 	return split_run(s, start, b);
 }
 
-/*
- * Lay out the filter owning cells[a..b]. Past CBPF_MAX_INSNS it is split
- * again; a single cell that alone does not fit is laid out with its
- * largest residuals given to the supervisor: only that cell is punted.
- */
-static int split_run(struct split_ctx *s, uint32_t a, uint32_t b)
+static bool split_is_branch(const struct cbpf_rnode *n)
 {
+	return n->kind == CBPF_R_BRANCH && !n->unsupported;
+}
+
+static struct cbpf_rnode *split_branch(struct split_ctx *s, const struct cbpf_rnode *like,
+				       struct cbpf_rnode *t, struct cbpf_rnode *f)
+{
+	struct split_node *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->n.kind = CBPF_R_BRANCH;
+	m->n.op = like->op;
+	m->n.sgn = like->sgn;
+	m->n.is32 = like->is32;
+	m->n.a = like->a;
+	m->n.b = like->b;
+	m->n.insn = like->insn;
+	m->n.t = t;
+	m->n.f = f;
+	m->next = s->made;
+	s->made = m;
+	return &m->n;
+}
+
+/*
+ * Two outcomes that partition n's inputs: each decides as n on its part
+ * and returns ALLOW on the other. Along the branches whose other way is
+ * ALLOW (the parts of earlier splits), the first branch with two real ways
+ * is cut: n1 takes its true way, n2 its false way. Returns false when n
+ * has no such branch (one return, or a test without cBPF).
+ */
+static bool split_outcome(struct split_ctx *s, struct cbpf_rnode *n, struct cbpf_rnode **n1,
+			  struct cbpf_rnode **n2)
+{
+	struct cbpf_rnode *a, *b;
+	bool t_allow, f_allow;
+
+	if (!split_is_branch(n))
+		return false;
+	t_allow = split_is_allow(n->t);
+	f_allow = split_is_allow(n->f);
+	if (t_allow == f_allow) {
+		if (t_allow)
+			return false;
+		*n1 = split_branch(s, n, n->t, s->allow);
+		*n2 = split_branch(s, n, s->allow, n->f);
+		return *n1 && *n2;
+	}
+	if (!split_outcome(s, t_allow ? n->f : n->t, &a, &b))
+		return false;
+	*n1 = t_allow ? split_branch(s, n, s->allow, a) : split_branch(s, n, a, s->allow);
+	*n2 = t_allow ? split_branch(s, n, s->allow, b) : split_branch(s, n, b, s->allow);
+	return *n1 && *n2;
+}
+
+/*
+ * Lay out the filter owning cells[a..b] (deciding as only for a single
+ * cell when only is given). Past CBPF_MAX_INSNS it is split again: runs
+ * of cells by cells, a single cell by its residual's tests
+ * (split_outcome()). A part that cannot be split is laid out with its
+ * largest residuals given to the supervisor: only that part is punted.
+ */
+static int split_run_part(struct split_ctx *s, uint32_t a, uint32_t b, struct cbpf_rnode *only)
+{
+	struct cbpf_rnode *n1, *n2, *own;
 	struct cbpf_plan sub;
 	struct sock_filter *insns;
 	uint32_t len;
 	int rc;
 
-	rc = split_sub_plan(s, a, b, &sub);
+	rc = split_sub_plan(s, a, b, only, &sub);
 	if (rc) {
 		split_plan_free(&sub);
 		return rc;
 	}
-	rc = cbpf_layout_filter(&sub, s->guard, a == b, s->out, &insns, &len, s->err);
+	rc = cbpf_layout_filter(&sub, s->guard, false, s->out, &insns, &len, s->err);
 	s->plan->mark = sub.mark;
-	if (rc == -ENOSPC) {
+	if (rc == -ENOSPC && a < b) {
 		split_plan_free(&sub);
 		return split_runs(s, a, b, split_parts(len) > 2 ? split_parts(len) : 2);
+	}
+	if (rc == -ENOSPC) {
+		own = only ? only : s->plan->classes[s->cells[a].c].ranges[s->cells[a].r].out;
+		if (split_outcome(s, own, &n1, &n2)) {
+			split_plan_free(&sub);
+			rc = split_run_part(s, a, a, n1);
+			return rc ? rc : split_run_part(s, a, a, n2);
+		}
+		rc = cbpf_layout_filter(&sub, s->guard, true, s->out, &insns, &len, s->err);
+		s->plan->mark = sub.mark;
 	}
 	if (!rc) {
 		cbpf_layout_count_cells(&sub, s->allow, &s->out->cells, &s->out->notif_cells);
@@ -226,6 +308,11 @@ static int split_run(struct split_ctx *s, uint32_t a, uint32_t b)
 	}
 	split_plan_free(&sub);
 	return rc;
+}
+
+static int split_run(struct split_ctx *s, uint32_t a, uint32_t b)
+{
+	return split_run_part(s, a, b, NULL);
 }
 
 /* The cells of the plan in dispatch order, weighted by their estimated
@@ -262,6 +349,12 @@ static void split_ctx_free(struct split_ctx *s)
 		free(s->filters[i].filter);
 	free(s->filters);
 	free(s->cells);
+	while (s->made) {
+		struct split_node *m = s->made;
+
+		s->made = m->next;
+		free(m);
+	}
 }
 
 /* Move the filters of s into out. */
