@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A probe that makes one native syscall, `syscall_probe NR [ARG]...` (up to
- * six 64-bit arguments, decimal or 0x hex), and prints "errno=N" (0 if the
- * call succeeded), so that a test sees what a filter made of it.
+ * A probe that makes one raw syscall: `syscall_probe NR A0 A1 A2` calls
+ * syscall(NR, A0, A1, A2) and prints "errno=E" (0 when it succeeded), for
+ * tests that check which filter of a stack denies what.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,18 +11,19 @@
 
 int main(int argc, char **argv)
 {
-	long a[6] = { 0 };
-	long r;
+	unsigned long a[3] = { 0 };
+	long nr, r;
 	int i;
 
-	if (argc < 2 || argc > 8) {
-		fprintf(stderr, "usage: syscall_probe NR [ARG]...\n");
+	if (argc < 2) {
+		fprintf(stderr, "usage: syscall_probe NR [A0 [A1 [A2]]]\n");
 		return 2;
 	}
-	for (i = 2; i < argc; i++)
-		a[i - 2] = (long)strtoull(argv[i], NULL, 0);
+	nr = strtol(argv[1], NULL, 0);
+	for (i = 0; i < 3 && i + 2 < argc; i++)
+		a[i] = strtoul(argv[i + 2], NULL, 0);
 	errno = 0;
-	r = syscall(strtol(argv[1], NULL, 0), a[0], a[1], a[2], a[3], a[4], a[5]);
-	printf("errno=%d\n", r < 0 ? errno : 0);
+	r = syscall(nr, a[0], a[1], a[2]);
+	printf("errno=%d\n", r == -1 ? errno : 0);
 	return 0;
 }
