@@ -103,6 +103,9 @@ struct cbpf_prog;
 
 /* Compile a loaded target to cBPF; prints the error and returns -1. */
 int cli_compile_target(struct cli_target *t, struct cbpf_prog *out);
+/* The same, split into stacked filters past 4096 instructions as `run`
+ * installs it (cbpf_prog.filters). */
+int cli_compile_target_stack(struct cli_target *t, struct cbpf_prog *out);
 /* Print a compiled filter as `secbpf compile --format asm` does. */
 void cli_print_cbpf(FILE *f, const struct cbpf_prog *p);
 

@@ -87,7 +87,7 @@ int cmd_dis(int argc, char **argv)
 	if (!spec || cli_open_target(spec, &sets, &t))
 		goto out_sets;
 	if (cbpf) {
-		if (cli_compile_target(&t, &p))
+		if (cli_compile_target_stack(&t, &p))
 			goto out_target;
 		cli_print_cbpf(stdout, &p);
 		cbpf_prog_free(&p);

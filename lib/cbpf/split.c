@@ -25,7 +25,7 @@
 
 /* Fill each filter to about this much of CBPF_MAX_INSNS at first: the
  * sizes are estimates, a filter past the limit is split again. */
-#define SPLIT_FILL_PERCENT 85
+#define SPLIT_FILL_PERCENT 98
 
 /* A cell of the plan: range r of class c, with its estimated code. */
 struct split_cell {
