@@ -16,24 +16,24 @@
 
 static void compile_usage(FILE *f)
 {
-	fprintf(f, "usage: secbpf compile OBJ[:PROG] [-o FILE] [--format bin|c|asm] "
-		   "[--no-supervisor]\n"
-		   "                      [--set VAR=VALUE]...\n"
-		   "\n"
-		   "Compile a filter to the classic-BPF seccomp filter that secbpf installs\n"
-		   "in the kernel. Paths that need maps or helpers return USER_NOTIF (the\n"
-		   "supervisor decides them). OBJ may be a .c file. A program past 4096\n"
-		   "instructions becomes several stacked filters (not with --format bin).\n"
-		   "\n"
-		   "  -o FILE          write to FILE (default: standard output)\n"
-		   "  --format bin     the raw struct sock_filter array, as seccomp(2) takes it\n"
-		   "                   (the default; not written to a terminal)\n"
-		   "  --format c       a C array of struct sock_filter\n"
-		   "  --format asm     readable cBPF, one instruction per line\n"
-		   "  --no-supervisor  fail when any path would need the supervisor, naming\n"
-		   "                   each C line and operation that keeps it out of the kernel\n"
-		   "  --set VAR=VALUE  write a const volatile global before compiling\n"
-		   "  -h, --help       show this help\n");
+	fprintf(f,
+		"usage: secbpf compile OBJ[:PROG] [-o FILE] [--format bin|c|asm] [--no-supervisor]\n"
+		"                      [--set VAR=VALUE]...\n"
+		"\n"
+		"Compile a filter to the classic-BPF seccomp filter that secbpf installs\n"
+		"in the kernel. Paths that need maps or helpers return USER_NOTIF (the\n"
+		"supervisor decides them). OBJ may be a .c file. A program past 4096\n"
+		"instructions becomes several stacked filters (not with --format bin).\n"
+		"\n"
+		"  -o FILE          write to FILE (default: standard output)\n"
+		"  --format bin     the raw struct sock_filter array, as seccomp(2) takes it\n"
+		"                   (the default; not written to a terminal)\n"
+		"  --format c       a C array of struct sock_filter\n"
+		"  --format asm     readable cBPF, one instruction per line\n"
+		"  --no-supervisor  fail when any path would need the supervisor, naming\n"
+		"                   each C line and operation that keeps it out of the kernel\n"
+		"  --set VAR=VALUE  write a const volatile global before compiling\n"
+		"  -h, --help       show this help\n");
 }
 
 void cli_print_cbpf(FILE *f, const struct cbpf_prog *p)
