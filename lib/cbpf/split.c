@@ -50,6 +50,7 @@ struct split_ctx {
 	uint32_t nfilters;
 	uint64_t total_insns; /* as the kernel counts them for the stack */
 	struct split_node *made;
+	bool split_cells_by_tests; /* split_outcome() a cell too big alone */
 	struct cbpf_prog *out;
 	struct secbpf_err *err;
 };
@@ -294,7 +295,7 @@ static int split_run_part(struct split_ctx *s, uint32_t a, uint32_t b, struct cb
 	}
 	if (rc == -ENOSPC) {
 		own = only ? only : s->plan->classes[s->cells[a].c].ranges[s->cells[a].r].out;
-		if (split_outcome(s, own, &n1, &n2)) {
+		if (s->split_cells_by_tests && split_outcome(s, own, &n1, &n2)) {
 			split_plan_free(&sub);
 			rc = split_run_part(s, a, a, n1);
 			return rc ? rc : split_run_part(s, a, a, n2);
@@ -339,6 +340,19 @@ static int split_cells(struct split_ctx *s)
 			};
 		}
 	return 0;
+}
+
+/* Forget the filters laid out so far, for another try. */
+static void split_ctx_reset(struct split_ctx *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nfilters; i++)
+		free(s->filters[i].filter);
+	s->nfilters = 0;
+	s->total_insns = 0;
+	s->out->cells = 0;
+	s->out->notif_cells = 0;
 }
 
 static void split_ctx_free(struct split_ctx *s)
@@ -404,12 +418,20 @@ int cbpf_split_plan(struct cbpf_plan *plan, bool guard, uint32_t max_filters, st
 	if (rc != -ENOSPC)
 		return rc;
 	rc = split_cells(&s);
-	if (!rc)
+	/* First with the cells that do not fit alone split by their tests;
+	 * when that takes too many filters (a residual DAG that shares much
+	 * grows as trees), with those cells supervised instead. */
+	for (s.split_cells_by_tests = true; !rc; s.split_cells_by_tests = false) {
 		rc = split_runs(&s, 0, s.ncells - 1, split_parts(len) > 2 ? split_parts(len) : 2);
-	if (!rc) {
-		split_output(&s, out);
-		split_ctx_free(&s);
-		return 0;
+		if (!rc) {
+			split_output(&s, out);
+			split_ctx_free(&s);
+			return 0;
+		}
+		if (rc != -ENOSPC || !s.split_cells_by_tests)
+			break;
+		split_ctx_reset(&s);
+		rc = 0;
 	}
 	split_ctx_free(&s);
 	if (rc == -ENOMEM)
