@@ -98,8 +98,10 @@ static int from_service(const char *what, const struct oci_source *s, struct oci
 	}
 	if (st.n != 1) {
 		cli_error(what,
-			  "--prog %s: its stack has %zu filters and a runtime installs one: "
-			  "serve one program per container",
+			  "--prog %s: its stack has %zu filters (several programs, or one past "
+			  "4096 instructions split into stacked filters) and a runtime installs "
+			  "one: serve one program per container, or export it with -f (one "
+			  "filter, the cells that do not fit supervised)",
 			  s->prog, st.n);
 		goto out;
 	}

@@ -57,7 +57,7 @@ struct cbpf_prog {
 	 * would exceed CBPF_MAX_INSNS. filters[0] is insns/len. Each filter
 	 * owns some (arch, nr) cells, returns the program's value for them
 	 * and SECCOMP_RET_ALLOW for every other cell, so that the stack of
-	 * them decides as one filter would (docs/compiler.md). malloc'ed. */
+	 * them decides as one filter would (docs/architecture.md, Split). malloc'ed. */
 	struct sock_fprog *filters;
 	uint32_t nfilters;
 	/* Statistics for `secbpf compile` and the benchmarks. */

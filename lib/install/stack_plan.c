@@ -180,7 +180,7 @@ int stack_plan_build(struct stack_plan *plan, const struct stack_plan_target *ta
 	 * simulates each to combine their actions, and the program it runs
 	 * answers for its one filter): with a supervisor, a program split by
 	 * cells is compiled as one filter again, its largest cells handed to
-	 * the supervisor as before splitting existed (docs/compiler.md).
+	 * the supervisor as before splitting existed (docs/architecture.md, Split).
 	 */
 	for (i = 0; plan->stateful && i < n; i++) {
 		if (plan->compiled[i].nfilters <= 1)
