@@ -6,9 +6,15 @@
  * the kernel's action cache kept, and `secbpf run` enforces every filter.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cbpf/cbpf.h"
 #include "common.h"
@@ -231,4 +237,99 @@ Test(cbpf_split, secbpf_run_enforces_every_filter)
 	/* Allowed: getpid with other arguments runs. */
 	run_probe(39, 1, 2);
 	cr_assert(strstr(out, "errno=0\n"), "getpid: %s", out);
+}
+
+/* A filter that returns ret for getppid and ALLOW for every other syscall. */
+static void one_nr_filter(struct sock_filter *f, uint32_t ret)
+{
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1);
+	f[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+	f[3] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+}
+
+/* Install a then b in a child, call getppid: the errno it got (0: it ran),
+ * or -SIG when a signal ended the child. */
+static int kernel_outcome(uint32_t a, uint32_t b)
+{
+	struct sock_filter fa[4], fb[4];
+	struct sock_fprog pa = { .len = 4, .filter = fa }, pb = { .len = 4, .filter = fb };
+	int status;
+	pid_t pid;
+
+	one_nr_filter(fa, a);
+	one_nr_filter(fb, b);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		long r;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &pa) ||
+		    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &pb))
+			_exit(255);
+		r = syscall(__NR_getppid);
+		_exit(r == -1 ? errno : 0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		return -WTERMSIG(status);
+	cr_assert_neq(WEXITSTATUS(status), 255, "cannot install the filters");
+	return WEXITSTATUS(status);
+}
+
+/* What a process sees of a combined return (no tracer, no listener). */
+static int expected_outcome(uint32_t ret)
+{
+	switch (ret & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ERRNO:
+		return ret & SECCOMP_RET_DATA;
+	case SECCOMP_RET_TRACE:
+		return ENOSYS;
+	case SECCOMP_RET_LOG:
+	case SECCOMP_RET_ALLOW:
+		return 0;
+	default:
+		return -SIGSYS; /* KILL_PROCESS, KILL_THREAD (one thread) */
+	}
+}
+
+/* cbpf_sim_run_stack's precedence, which the split relies on, is the
+ * kernel's: lowest action wins, the filter installed last wins ties. */
+Test(cbpf_split, stack_precedence_matches_the_kernel)
+{
+	static const uint32_t pairs[][2] = {
+		{ SECCOMP_RET_ERRNO | 1, SECCOMP_RET_ERRNO | 2 },
+		{ SECCOMP_RET_ERRNO | 2, SECCOMP_RET_ERRNO | 1 },
+		{ SECCOMP_RET_ERRNO | 3, SECCOMP_RET_TRACE | 1 },
+		{ SECCOMP_RET_TRACE | 1, SECCOMP_RET_LOG },
+		{ SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | 7 },
+		{ SECCOMP_RET_ERRNO | 7, SECCOMP_RET_ALLOW },
+		{ SECCOMP_RET_LOG, SECCOMP_RET_ALLOW },
+		{ SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD },
+		{ SECCOMP_RET_ERRNO | 9, SECCOMP_RET_KILL_THREAD },
+		{ SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO | 9 },
+	};
+	struct sock_filter fa[4], fb[4];
+	struct sock_fprog st[2] = { { .len = 4, .filter = fa }, { .len = 4, .filter = fb } };
+	struct seccomp_data sd = { .nr = __NR_getppid, .arch = AUDIT_ARCH_X86_64 };
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		uint32_t sim;
+
+		one_nr_filter(fa, pairs[i][0]);
+		one_nr_filter(fb, pairs[i][1]);
+		sim = cbpf_sim_run_stack(st, 2, &sd);
+		cr_assert_eq(kernel_outcome(pairs[i][0], pairs[i][1]), expected_outcome(sim),
+			     "0x%x then 0x%x: simulated 0x%x", pairs[i][0], pairs[i][1], sim);
+	}
+	/* The ties the kernel breaks by order, and KILL_PROCESS below
+	 * KILL_THREAD, in the simulator itself. */
+	one_nr_filter(fa, SECCOMP_RET_ERRNO | 1);
+	one_nr_filter(fb, SECCOMP_RET_ERRNO | 2);
+	cr_assert_eq(cbpf_sim_run_stack(st, 2, &sd), SECCOMP_RET_ERRNO | 2);
+	one_nr_filter(fa, SECCOMP_RET_KILL_PROCESS);
+	one_nr_filter(fb, SECCOMP_RET_KILL_THREAD);
+	cr_assert_eq(cbpf_sim_run_stack(st, 2, &sd), SECCOMP_RET_KILL_PROCESS);
 }
