@@ -333,3 +333,25 @@ Test(cbpf_split, stack_precedence_matches_the_kernel)
 	one_nr_filter(fb, SECCOMP_RET_KILL_THREAD);
 	cr_assert_eq(cbpf_sim_run_stack(st, 2, &sd), SECCOMP_RET_KILL_PROCESS);
 }
+
+/* secbpf compile shows what run installs: every filter, or a refusal
+ * for --format bin, which holds one. */
+Test(cbpf_split, compile_lists_every_filter)
+{
+	/* Only the comment lines: the listing is longer than out. */
+	int rc = test_shell(out, sizeof(out), "'%s' compile '%s' --format asm 2>&1 | grep '^#'",
+			    getenv("SECBPF"), src);
+
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(strstr(out, "# filter 1 of ") && strstr(out, "# filter 2 of "), "%.2000s", out);
+	cr_assert_null(strstr(out, "# supervised:"), "%.2000s", out);
+	rc = test_shell(out, sizeof(out), "'%s' compile '%s' --format c 2>&1 | grep secbpf_",
+			getenv("SECBPF"), src);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(strstr(out, "secbpf_fprogs[]") && strstr(out, "secbpf_filter_1[]"), "%.2000s",
+		  out);
+	rc = test_shell(out, sizeof(out), "'%s' compile '%s' --format bin -o '%s/x.bin' 2>&1",
+			getenv("SECBPF"), src, dir);
+	cr_assert_neq(rc, 0, "%s", out);
+	cr_assert(strstr(out, "stacked filters") && strstr(out, "--format c or asm"), "%s", out);
+}
