@@ -18,6 +18,7 @@
 
 #include "cbpf/cbpf.h"
 #include "common.h"
+#include "secbpf.h"
 #include "object/object.h"
 #include "vm/runtime.h"
 #include "cbpf/diff.h"
@@ -354,4 +355,67 @@ Test(cbpf_split, compile_lists_every_filter)
 			getenv("SECBPF"), src, dir);
 	cr_assert_neq(rc, 0, "%s", out);
 	cr_assert(strstr(out, "stacked filters") && strstr(out, "--format c or asm"), "%s", out);
+}
+
+/* How many filters /proc/self/status says this process has, or -1. */
+static int own_filter_count(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* The attach API installs every filter: in a child, attach the program,
+ * then a syscall of a later filter's cells is denied, getpid runs, and
+ * the process has as many filters as the compiler made. Exit 0 or the
+ * number of the check that failed. */
+static int attach_child(unsigned nr, uint32_t nfilters)
+{
+	struct secbpf_attach_opts o = { .sz = sizeof(o) };
+	struct secbpf_object *obj = secbpf_object__open_file(obj_path, NULL);
+	struct secbpf_program *p = obj ? secbpf_object__find_program(obj, NULL) : NULL;
+	long r;
+
+	if (!p)
+		return 2;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 3;
+	if (secbpf_program__attach(p, &o))
+		return 4;
+	r = syscall(nr, SPLIT_MAGIC0 + nr, ~0ull, 0);
+	if (r != -1 || errno != (int)split_errno(nr))
+		return 5;
+	if (syscall(__NR_getpid) != getpid())
+		return 6;
+	if (own_filter_count() != (int)nfilters)
+		return 7;
+	secbpf_object__close(obj);
+	return 0;
+}
+
+Test(cbpf_split, the_attach_api_installs_every_filter)
+{
+	struct split_compiled c = { 0 };
+	unsigned nr = nr_in_later_filter();
+	uint32_t nfilters;
+	int status;
+	pid_t pid;
+
+	split_compile(&c, CBPF_MAX_FILTERS);
+	nfilters = c.cp.nfilters;
+	split_release(&c);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(attach_child(nr, nfilters));
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
 }

@@ -80,8 +80,9 @@ struct cbpf_compile_opts {
  * Compile prog (relocated, from obj; .rodata values as set by --set are
  * folded as constants) into a seccomp cBPF filter that returns, for every
  * seccomp_data, the program's value, or SECCOMP_RET_USER_NOTIF where the
- * program needs state or the cell did not fit. The result always passes
- * cbpf_check(). Returns 0 or a negative errno with err set (-E2BIG: it
+ * program needs state or the cell did not fit; with opts->max_filters > 1,
+ * as several filters to stack when one would not fit (out->filters). The
+ * result always passes cbpf_check(). Returns 0 or a negative errno with err set (-E2BIG: it
  * does not fit in CBPF_MAX_INSNS, or the listener guard cannot hold every
  * arch's seccomp()).
  */

@@ -5,7 +5,8 @@
  * partition.c, explore.c) builds, and the back end that lays them out as
  * cBPF: the label assembler (asm.c), the 64-bit lowering (lower.c),
  * residuals as word tests (words.c, words_emit.c), the listener guard
- * (guard.c) and the layout (layout.c).
+ * (guard.c), the layout (layout.c) and the split into stacked filters
+ * (split.c).
  */
 #ifndef SECBPF_CBPF_INTERNAL_H
 #define SECBPF_CBPF_INTERNAL_H
