@@ -46,15 +46,17 @@ static bool fuzz_raw(const uint8_t *data, size_t size, struct gen_prog *g)
 
 /* Programs compiled and those whose filter hands a case to the supervisor
  * (the punt figure of tests/test_cbpf_punts.c), printed at exit. */
-static unsigned long fuzz_compiled, fuzz_punted;
+static unsigned long fuzz_compiled, fuzz_punted, fuzz_split;
 static bool fuzz_at_exit;
 
 static void fuzz_print_punts(void)
 {
 	fprintf(stderr,
-		"fuzz_cbpf: %lu programs compiled, %lu (%.1f%%) hand a case to the supervisor\n",
+		"fuzz_cbpf: %lu programs compiled, %lu (%.1f%%) hand a case to the supervisor, "
+		"%lu split into stacked filters\n",
 		fuzz_compiled, fuzz_punted,
-		100.0 * (double)fuzz_punted / (double)(fuzz_compiled ? fuzz_compiled : 1));
+		100.0 * (double)fuzz_punted / (double)(fuzz_compiled ? fuzz_compiled : 1),
+		fuzz_split);
 }
 
 static bool path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd)
@@ -67,11 +69,12 @@ static bool path_matches(const struct cbpf_cell_path *p, const struct seccomp_da
 	return true;
 }
 
-/* The cells of nr 0-3 (x86_64) of cp, explored, against the simulator on
+/* The cells of nr 0-3 (x86_64) of one filter, explored, against the simulator on
  * arguments drawn from the program's constants: the simulator's action is
  * one of the paths', an expressible path the arguments meet has it, and a
  * fixed cell always gives it. */
-static void check_cells(const struct cbpf_prog *cp, const struct gen_prog *g, uint64_t seed)
+static void check_cells(const struct sock_filter *insns, uint32_t len, const struct gen_prog *g,
+			uint64_t seed)
 {
 	uint64_t r = seed | 1;
 	uint32_t nr;
@@ -80,7 +83,7 @@ static void check_cells(const struct cbpf_prog *cp, const struct gen_prog *g, ui
 		struct cbpf_cell_paths c;
 		unsigned i, k;
 
-		if (cbpf_cell_explore(cp->insns, cp->len, AUDIT_ARCH_X86_64, nr, &c))
+		if (cbpf_cell_explore(insns, len, AUDIT_ARCH_X86_64, nr, &c))
 			abort(); /* out of memory */
 		for (i = 0; i < 16 && c.npaths; i++) {
 			struct seccomp_data sd = { .nr = (int)nr, .arch = AUDIT_ARCH_X86_64 };
@@ -92,7 +95,7 @@ static void check_cells(const struct cbpf_prog *cp, const struct gen_prog *g, ui
 				sd.args[k] = (i & 1) && g->nconsts
 						     ? g->consts[diff_rand(&r) % g->nconsts]
 						     : diff_rand(&r) >> (diff_rand(&r) % 64);
-			want = cbpf_sim_run(cp->insns, cp->len, &sd);
+			want = cbpf_sim_run(insns, len, &sd);
 			if (c.fixed && want != c.action) {
 				fprintf(stderr, "cell %u: fixed %#x, the simulator %#x\n", nr,
 					c.action, want);
@@ -148,6 +151,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 	}
 	opts.listener_guard = data[0] & 2;
+	/* Bit 2: split a program past 4096 instructions into stacked filters,
+	 * as secbpf run does (the differential check runs the whole stack). */
+	opts.max_filters = data[0] & 4 ? CBPF_MAX_FILTERS : 1;
 	prog.insns = g.insns;
 	prog.insn_cnt = g.n;
 	prog.main_cnt = g.n;
@@ -162,9 +168,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_compiled++;
 	fuzz_punted += cp.needs_supervisor;
-	if (cbpf_check(cp.insns, cp.len, &err)) {
-		fprintf(stderr, "compiled filter fails cbpf_check: %s\n", err.msg);
-		abort();
+	fuzz_split += cp.nfilters > 1;
+	for (uint32_t f = 0; f < (cp.nfilters ? cp.nfilters : 1); f++) {
+		if (cbpf_check(cp.nfilters ? cp.filters[f].filter : cp.insns,
+			       cp.nfilters ? cp.filters[f].len : cp.len, &err)) {
+			fprintf(stderr, "compiled filter %u fails cbpf_check: %s\n", f, err.msg);
+			abort();
+		}
 	}
 	rt = runtime_new(&obj, &prog, &err);
 	if (rt) {
@@ -174,7 +184,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		runtime_free(rt);
 	}
-	check_cells(&cp, &g, size);
+	for (uint32_t f = 0; f < (cp.nfilters ? cp.nfilters : 1); f++)
+		check_cells(cp.nfilters ? cp.filters[f].filter : cp.insns,
+			    cp.nfilters ? cp.filters[f].len : cp.len, &g, size);
 	cbpf_prog_free(&cp);
 	return 0;
 }
