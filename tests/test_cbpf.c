@@ -561,6 +561,33 @@ Test(cbpf_compile, x32_and_negative_nr) { filter_test("x32", true, true, 2); }
 Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16); }
 Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 
+/* Interval tests written by clang as "(x + C) op K": the compiler tests
+ * x against the interval's ends, so those ends (and their neighbours, which
+ * diff_check adds) are the inputs that matter; they are not constants of
+ * the eBPF program. */
+Test(cbpf_compile, offset_sums_as_ranges)
+{
+	static const uint64_t ends[] = {
+		38, 39, 40, (uint64_t)-5, 100, 7, 10, (uint64_t)-3, 4, 0xfffffffdull,
+		0x7ffffffffffffff0ull, 0x8000000000000010ull, 0, ~0ull, (uint64_t)-13,
+		0x8000000000000000ull, 0x7fffffffffffffffull, 0x80000000ull,
+	};
+	struct compiled c = { .obj = build("tests/cbpf/ranges.bpf.c") };
+	struct diff_result res;
+
+	compile_obj(&c, false);
+	cr_expect_eq(c.cp.notif_cells, 0);
+	if (!diff_check(c.rt, c.prog->insns, c.prog->insn_cnt, &c.cp, ends,
+			sizeof(ends) / sizeof(ends[0]), 64, 8, 0x5eed, &res)) {
+		dump(&c.cp);
+		cr_assert_fail("%s", res.msg);
+	}
+	/* Two compares of x instead of a sum with a carry between its words
+	 * (90 instructions before). */
+	cr_expect_leq(c.cp.len, 64, "%u instructions", c.cp.len);
+	release(&c);
+}
+
 Test(cbpf_compile, allowlist_is_small)
 {
 	struct compiled c = { .obj = build("tests/cbpf/allowlist.bpf.c") };

@@ -349,6 +349,77 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	return r;
 }
 
+/* Whether c is "(x + C) op K" with constants C and K (x not constant), of
+ * a width offset_branch() can rewrite: a 32-bit sum only in a 32-bit
+ * compare, where its zero-extension does not matter. */
+static bool offset_form(const struct cbpf_cond *c)
+{
+	const struct cbpf_expr *a = c->a;
+
+	return c->op != CBPF_C_SET && c->b->kind == CBPF_X_CONST && a->kind == CBPF_X_ALU &&
+	       (a->op == BPF_ADD || a->op == BPF_SUB) && a->b->kind == CBPF_X_CONST &&
+	       a->a->kind != CBPF_X_CONST && (c->is32 || !a->is32);
+}
+
+/*
+ * "(x + C) op K" as a range test of x. The sum wraps modulo 2^w (w the
+ * compare's width), so the x for which it holds form one interval of x
+ * modulo 2^w: one or two compares of x itself. clang writes such sums
+ * for "a < 38 || a == 39 || a > 40"; tested as written, the 64-bit sum of
+ * an argument needs a carry between its words. A signed order is the
+ * unsigned one with the sign bit flipped, which moves into C and K.
+ * NULL when out of memory.
+ */
+static struct cbpf_rnode *offset_branch(struct cbpf_store *s, const struct cbpf_cond *c,
+					struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn)
+{
+	const uint64_t mask = c->is32 ? 0xffffffffull : ~0ull;
+	const struct cbpf_expr *a = c->a, *lo_e, *hi_e;
+	struct cbpf_rnode *yes = c->neg ? f : t, *no = c->neg ? t : f, *r;
+	uint64_t off = (a->op == BPF_ADD ? a->b->imm : 0 - a->b->imm) & mask;
+	uint64_t k = c->b->imm & mask, lo, hi;
+	struct cbpf_cond x_ge = { .op = CBPF_C_GE, .is32 = c->is32, .a = a->a };
+	struct cbpf_cond x_gt = { .op = CBPF_C_GT, .is32 = c->is32, .a = a->a };
+
+	if (c->op == CBPF_C_EQ) {
+		/* x + C == K exactly where x == K - C */
+		struct cbpf_cond x_eq = { .op = CBPF_C_EQ, .is32 = c->is32, .a = a->a };
+
+		x_eq.b = cbpf_expr_const(s, (k - off) & mask);
+		return x_eq.b ? cbpf_key_branch(s, &x_eq, yes, no, insn) : NULL;
+	}
+	if (c->sgn) {
+		uint64_t sign = (mask >> 1) + 1;
+
+		off = (off + sign) & mask;
+		k ^= sign;
+	}
+	if (c->op == CBPF_C_GT) {
+		if (k == mask)
+			return no; /* nothing is above the top */
+		k++;	/* y > K is y >= K + 1 */
+	}
+	if (k == 0)
+		return yes;
+	/* The sum is in [k, mask]: x in [lo, hi] modulo 2^w. */
+	lo = (k - off) & mask;
+	hi = (mask - off) & mask;
+	lo_e = cbpf_expr_const(s, lo);
+	hi_e = cbpf_expr_const(s, hi);
+	if (!lo_e || !hi_e)
+		return NULL;
+	x_ge.b = lo_e;
+	x_gt.b = hi_e;
+	if (lo <= hi) {
+		/* x >= lo && !(x > hi) */
+		r = hi == mask ? yes : cbpf_key_branch(s, &x_gt, no, yes, insn);
+		return !r || lo == 0 ? r : cbpf_key_branch(s, &x_ge, r, no, insn);
+	}
+	/* wrapped: x >= lo || !(x > hi) */
+	r = cbpf_key_branch(s, &x_gt, no, yes, insn);
+	return r ? cbpf_key_branch(s, &x_ge, yes, r, insn) : NULL;
+}
+
 struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
 				   struct cbpf_rnode *t, struct cbpf_rnode *f, uint32_t insn)
 {
@@ -363,6 +434,8 @@ struct cbpf_rnode *cbpf_key_branch(struct cbpf_store *s, const struct cbpf_cond 
 
 	if (t == f)
 		return t;
+	if (offset_form(c))
+		return offset_branch(s, c, t, f, insn);
 	r = key_branch(s, c, t, f, 0, insn);
 	if (r || s->oom)
 		return r;
