@@ -124,6 +124,8 @@ static struct filter secbpf_filter(const char *name, const char *path)
 			  "in-kernel filters only");
 	f.insns = prog.insns; /* ownership moves to f */
 	f.len = prog.len;
+	prog.insns = NULL;
+	cbpf_prog_free(&prog);
 	object_free(obj);
 	return f;
 }

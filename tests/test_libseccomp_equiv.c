@@ -51,8 +51,11 @@ static struct filter secbpf_docker_like(void)
 	cr_assert_not_null(p, "%s: %s", path, err.msg);
 	cr_assert_eq(cbpf_compile(obj, p, &opts, &prog, &err), 0, "%s: %s", path, err.msg);
 	cr_assert(!prog.needs_supervisor, "the Docker-like sample must compile to cBPF alone");
+	/* The filter keeps the instructions; the rest of prog goes. */
 	f.insns = prog.insns;
 	f.len = prog.len;
+	prog.insns = NULL;
+	cbpf_prog_free(&prog);
 	object_free(obj);
 	return f;
 }
