@@ -43,8 +43,8 @@ run_as() {
 	pass=$(num pass)
 	fail=$(($(num fail) + $(num error) + $(num xpass)))
 	# the skipped tests by name: the harness prints "#  RUN  NAME ..." before
-	# each test and "ok N # SKIP REASON" after a skipped one
-	awk '/^#  RUN / { name = $3 } /^ok [0-9]+ # SKIP/ { print name }' $out | sort >/tmp/skipped.$user
+	# each test and "ok N # SKIP REASON" (6.12: "ok N NAME # SKIP REASON") after a skipped one
+	awk '/^#  RUN / { name = $3 } /^ok [0-9]+ ([^ ]+ )?# SKIP/ { print name }' $out | sort >/tmp/skipped.$user
 	grep "^$user " $SKIPS | awk '{ print $2 }' | sort >/tmp/expected-skips.$user
 	skip=0
 	for t in $(cat /tmp/skipped.$user); do
