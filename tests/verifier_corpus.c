@@ -124,6 +124,11 @@ int corpus_parse(const char *text, struct corpus_spec *spec, struct secbpf_err *
 				  : !strcmp(kind, "rodata") ? OBJECT_MAP_RODATA
 				  : !strcmp(kind, "bss")    ? OBJECT_MAP_BSS
 							    : OBJECT_MAP_BTF;
+			/* As the object loader makes .rodata (lib/object/globals.c,
+			 * and libbpf): read-only to programs, so the kernel
+			 * refuses their writes as secbpf does. */
+			if (m->kind == OBJECT_MAP_RODATA)
+				m->map_flags = BPF_F_RDONLY_PROG;
 			spec->nmaps++;
 		} else if (!strncmp(p, "init: ", 6)) {
 			char *q = p + 6;
