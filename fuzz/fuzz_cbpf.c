@@ -59,16 +59,6 @@ static void fuzz_print_punts(void)
 		fuzz_split);
 }
 
-static bool path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd)
-{
-	uint8_t i;
-
-	for (i = 0; i < p->nconds; i++)
-		if ((sd->args[p->conds[i].arg] & p->conds[i].mask) != p->conds[i].datum)
-			return false;
-	return true;
-}
-
 /* The cells of nr 0-3 (x86_64) of one filter, explored, against the simulator on
  * arguments drawn from the program's constants: the simulator's action is
  * one of the paths', an expressible path the arguments meet has it, and a
@@ -103,7 +93,8 @@ static void check_cells(const struct sock_filter *insns, uint32_t len, const str
 			}
 			for (p = 0; p < c.npaths; p++) {
 				seen |= c.paths[p].action == want;
-				if (c.paths[p].expressible && path_matches(&c.paths[p], &sd) &&
+				if (c.paths[p].expressible &&
+				    cbpf_cell_path_matches(&c.paths[p], &sd) &&
 				    c.paths[p].action != want) {
 					fprintf(stderr,
 						"cell %u: path %zu says %#x, the simulator %#x\n",

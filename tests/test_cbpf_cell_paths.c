@@ -20,16 +20,6 @@
 #define ARG0_HI (ARG0_LO + 4)
 #define ARG1_LO offsetof(struct seccomp_data, args[1])
 
-static bool path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd)
-{
-	uint8_t i;
-
-	for (i = 0; i < p->nconds; i++)
-		if ((sd->args[p->conds[i].arg] & p->conds[i].mask) != p->conds[i].datum)
-			return false;
-	return true;
-}
-
 /* Values that reach every edge of the filters below. */
 static const uint64_t edge_values[] = {
 	0,
@@ -79,7 +69,8 @@ static struct cbpf_cell_paths check_cell(const struct sock_filter *f, size_t len
 			want = cbpf_sim_run(f, len, &sd);
 			for (p = 0; p < c.npaths; p++) {
 				seen |= c.paths[p].action == want;
-				if (!c.paths[p].expressible || !path_matches(&c.paths[p], &sd))
+				if (!c.paths[p].expressible ||
+				    !cbpf_cell_path_matches(&c.paths[p], &sd))
 					continue;
 				met++;
 				cr_assert_eq(

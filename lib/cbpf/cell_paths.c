@@ -339,3 +339,13 @@ void cbpf_cell_paths_free(struct cbpf_cell_paths *c)
 	c->paths = NULL;
 	c->npaths = 0;
 }
+
+bool cbpf_cell_path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd)
+{
+	uint8_t i;
+
+	for (i = 0; i < p->nconds; i++)
+		if ((sd->args[p->conds[i].arg] & p->conds[i].mask) != p->conds[i].datum)
+			return false;
+	return true;
+}

@@ -10,6 +10,7 @@
 #define SECBPF_CBPF_CELL_PATHS_H
 
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,5 +42,7 @@ struct cbpf_cell_paths {
 int cbpf_cell_explore(const struct sock_filter *insns, size_t len, uint32_t audit, uint32_t nr,
 		      struct cbpf_cell_paths *out);
 void cbpf_cell_paths_free(struct cbpf_cell_paths *c);
+/* Whether sd's arguments meet every condition of path p. */
+bool cbpf_cell_path_matches(const struct cbpf_cell_path *p, const struct seccomp_data *sd);
 
 #endif

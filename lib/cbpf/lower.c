@@ -289,6 +289,19 @@ static void lower_mod_k(struct cbpf_asm *m, unsigned slot, uint32_t k)
 	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
 }
 
+/* One step of the long division below: M[sp] and A become
+ * (M[sp] % k) << 16 | the high (hi_limb) or low 16 bits of M[sp + 1]. */
+static void lower_divmod_digit(struct cbpf_asm *m, unsigned sp, uint32_t k, bool hi_limb)
+{
+	lower_mod_k(m, sp, k);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	lower_limb(m, sp + 1, hi_limb);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, sp);
+}
+
 /*
  * lo(a / k) or lo(a % k) for a constant 1 < k < 2^16: long division of
  * hi(a) and the two 16-bit limbs of lo(a), each step dividing a number
@@ -308,26 +321,14 @@ static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uin
 	if (rc)
 		return rc;
 	/* n1 = (hi(a) % k) << 16 | lo(a) >> 16; q1 = n1 / k */
-	lower_mod_k(m, sp, k);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, sp);
-	lower_limb(m, sp + 1, true);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp);
+	lower_divmod_digit(m, sp, k, true);
 	if (!mod) {
 		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
 		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
 		cbpf_asm_stmt(m, BPF_ST, sp + 2);
 	}
 	/* n0 = (n1 % k) << 16 | lo(a) & 0xffff; q0 = n0 / k */
-	lower_mod_k(m, sp, k);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, sp);
-	lower_limb(m, sp + 1, false);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp);
+	lower_divmod_digit(m, sp, k, false);
 	if (mod) {
 		lower_mod_k(m, sp, k);
 		return 0;
