@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cBPF lowerings of 64-bit multiplication and of division and modulo
- * by a constant (lib/cbpf/lower.c), checked value by value: each result is
- * returned 12 bits at a time by small eBPF programs, run by the
- * interpreter and, compiled, by cbpf_sim on edge values, values next to
- * multiples of the divisor and random ones; over a million cases.
+ * The cBPF lowerings of 64-bit multiplication, of division and modulo
+ * by a constant, of signed division and modulo (lib/cbpf/expr.c rewrites
+ * them as unsigned ones) and of byte swaps and sign extensions
+ * (lib/cbpf/lower.c), checked value by value: each result is returned 12
+ * bits at a time by small eBPF programs, run by the interpreter and,
+ * compiled, by cbpf_sim on edge values, values next to multiples of the
+ * divisor and random ones; over a million cases.
  */
 #include <criterion/criterion.h>
 #include <linux/audit.h>
@@ -13,6 +15,7 @@
 
 #include "cbpf/cbpf.h"
 #include "object/object.h"
+#include "vm/insn.h"
 #include "vm/runtime.h"
 #include "cbpf/diff.h"
 
@@ -27,6 +30,9 @@ static const uint64_t edges[] = {
 	0xfffffffffffffffeull, ~0ull, 0xffffffff00000000ull, 0x00000000ffff0000ull,
 	/* a digit estimate two too large, corrected twice (k 0x8000ffff, 0x800fffff) */
 	0x64be8049a372db8full, 0x7bf4f18a0ad1c4eaull,
+	/* signs of the low word under a high word, for the 32-bit signed forms */
+	0xffffffff80000000ull, 0x7fffffff80000000ull, 0xfffffffffffffff9ull, 0x12345678fffffffeull,
+	0x0123456789abcdefull, 0xff80ff807f7f8000ull,
 	/* clang-format on */
 };
 
@@ -53,28 +59,34 @@ static void emit(struct lower_prog *p, struct bpf_insn in)
 }
 
 /*
- * return ERRNO | ((args[0] op B) >> shift) & 0xfff, B being args[1]
- * (k_is_arg) or the constant k; cls is BPF_ALU64 or BPF_ALU.
+ * return ERRNO | (r2 >> shift) & 0xfff after the instruction op: r2 is
+ * args[0], also stored at r10 - 8 for a load op, r3 (when op reads it)
+ * args[1] (k_is_arg) or the constant k.
  */
-static void build(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k,
-		  unsigned shift)
+static void build_insn(struct lower_prog *p, struct bpf_insn op, bool k_is_arg, uint64_t k,
+		       unsigned shift)
 {
 	memset(p, 0, sizeof(*p));
 	emit(p,
 	     (struct bpf_insn){
 		     .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 2, .src_reg = 1, .off = 16 });
-	if (k_is_arg) {
+	if (BPF_CLASS(op.code) == BPF_LDX) /* loads from the stack: args[0] at r10 - 8 */
+		emit(p, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW,
+					   .dst_reg = 10,
+					   .src_reg = 2,
+					   .off = -8 });
+	if (op.src_reg == 3 && k_is_arg) {
 		emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW,
 					   .dst_reg = 3,
 					   .src_reg = 1,
 					   .off = 24 });
-	} else {
+	} else if (op.src_reg == 3) {
 		emit(p, (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
 					   .dst_reg = 3,
 					   .imm = (int32_t)(uint32_t)k });
 		emit(p, (struct bpf_insn){ .imm = (int32_t)(uint32_t)(k >> 32) });
 	}
-	emit(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 });
+	emit(p, op);
 	if (shift)
 		emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_RSH | BPF_K,
 					   .dst_reg = 2,
@@ -87,6 +99,17 @@ static void build(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, 
 	emit(p,
 	     (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 0, .src_reg = 2 });
 	emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+}
+
+/* args[0] op B, B being args[1] (k_is_arg) or the constant k; cls is
+ * BPF_ALU64 or BPF_ALU, off 1 makes div and mod signed. */
+static void build(struct lower_prog *p, uint8_t cls, uint8_t op, int16_t off, bool k_is_arg,
+		  uint64_t k, unsigned shift)
+{
+	build_insn(p,
+		   (struct bpf_insn){
+			   .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3, .off = off },
+		   k_is_arg, k, shift);
 }
 
 /* Whether the compiler may leave this operation to the supervisor. */
@@ -184,7 +207,7 @@ Test(cbpf_lower64, by_a_constant)
 						continue; /* a 32-bit result has 3 slices */
 					n = dividends(k, a, &r);
 					memset(b, 0, n * sizeof(b[0]));
-					build(&p, c, ops[oi], false, k, s == 5 ? 52 : s * 12);
+					build(&p, c, ops[oi], 0, false, k, s == 5 ? 52 : s * 12);
 					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
 						 cls ? "w" : "r",
 						 ops[oi] == BPF_MUL   ? "*"
@@ -224,7 +247,7 @@ Test(cbpf_lower64, product_of_two_arguments)
 			struct lower_prog p;
 			char what[64];
 
-			build(&p, cls ? BPF_ALU : BPF_ALU64, BPF_MUL, true, 0,
+			build(&p, cls ? BPF_ALU : BPF_ALU64, BPF_MUL, 0, true, 0,
 			      s == 5 ? 52 : s * 12);
 			snprintf(what, sizeof(what), "%s * args[1], bits %u", cls ? "w" : "r",
 				 s == 5 ? 52 : s * 12);
@@ -234,4 +257,181 @@ Test(cbpf_lower64, product_of_two_arguments)
 	       (unsigned long long)st.programs, (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 300000);
+}
+
+/* Divisors of signed division: both signs of each class, 0, 1 and -1,
+ * INT_MIN of either width, and 32-bit negatives under a high word. */
+static const uint64_t signed_constants[] = {
+	/* clang-format off */
+	0, 1, ~0ull, 2, ~1ull, 3, -3ull, 7, -7ull, 10, -10ull, 0xffff, -0xffffull, 0x10001,
+	0x7fffffff, 0x80000000, 0xfffffff9, 0xffffffff, -0x7fca36c1ull, 0x100000001ull,
+	-(1ull << 40), 0x7fffffffffffffffull, 0x8000000000000000ull, 0x8000000000000001ull,
+	0xffffffff80000000ull,
+	/* clang-format on */
+};
+
+/* Whether signed division by k may still go to the supervisor: 64-bit
+ * unsigned division by |k| where 2^32 <= |k| < 2^63 is not a power of two,
+ * or by a variable. */
+static bool may_punt_signed(uint8_t cls, bool k_is_arg, uint64_t k)
+{
+	uint64_t abs_k = (int64_t)k < 0 ? 0 - k : k;
+
+	if (cls == BPF_ALU)
+		return false;
+	if (k_is_arg)
+		return true;
+	return abs_k >> 32 && abs_k >> 63 == 0 && (abs_k & (abs_k - 1));
+}
+
+static const char *signed_op_name(uint8_t op)
+{
+	return op == BPF_DIV ? "s/" : "s%";
+}
+
+Test(cbpf_lower64, signed_by_a_constant)
+{
+	static const uint8_t ops[] = { BPF_DIV, BPF_MOD };
+	static uint64_t a[RANDOM_INPUTS + 64], b[RANDOM_INPUTS + 64];
+	struct lower_stats st = { 0 };
+	uint64_t r = 0x3c6ef372fe94f82bull;
+	size_t ci, oi, n;
+	unsigned cls, s;
+
+	for (ci = 0; ci < sizeof(signed_constants) / sizeof(signed_constants[0]); ci++)
+		for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+			for (cls = 0; cls < 2; cls++)
+				for (s = 0; s < (cls ? 3u : SLICES); s++) {
+					uint8_t c = cls ? BPF_ALU : BPF_ALU64;
+					uint64_t k = signed_constants[ci];
+					unsigned shift = s == 5 ? 52 : s * 12;
+					struct lower_prog p;
+					char what[128];
+
+					n = dividends(k, a, &r);
+					memset(b, 0, n * sizeof(b[0]));
+					build(&p, c, ops[oi], 1, false, k, shift);
+					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
+						 cls ? "w" : "r", signed_op_name(ops[oi]),
+						 (unsigned long long)k, shift);
+					check(&p, what, may_punt_signed(c, false, k), a, b, n, &st);
+				}
+	printf("cbpf_lower64: signed, by a constant: %llu programs (%llu punt: 2^32 <= |k| < "
+	       "2^63), %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.punted,
+	       (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 500000);
+}
+
+Test(cbpf_lower64, signed_by_an_argument)
+{
+	static uint64_t a[CROSS_INPUTS * CROSS_INPUTS], b[CROSS_INPUTS * CROSS_INPUTS];
+	uint64_t vals[CROSS_INPUTS], r = 0xbb67ae8584caa73bull;
+	struct lower_stats st = { 0 };
+	size_t i, j, n = 0;
+	unsigned cls, s, op;
+
+	/* the edges, then random values, small ones and small negative ones */
+	for (i = 0; i < CROSS_INPUTS; i++) {
+		uint64_t x = diff_rand(&r), small = diff_rand(&r) >> (diff_rand(&r) % 64);
+
+		if (i < sizeof(edges) / sizeof(edges[0]))
+			vals[i] = edges[i];
+		else
+			vals[i] = i % 3 == 0 ? x : i % 3 == 1 ? small : 0 - small;
+	}
+	for (i = 0; i < CROSS_INPUTS; i++)
+		for (j = 0; j < CROSS_INPUTS; j++) {
+			a[n] = vals[i];
+			b[n++] = vals[j];
+		}
+	for (op = 0; op < 2; op++)
+		for (cls = 0; cls < 2; cls++)
+			for (s = 0; s < (cls ? 3u : SLICES); s++) {
+				uint8_t c = cls ? BPF_ALU : BPF_ALU64;
+				unsigned shift = s == 5 ? 52 : s * 12;
+				struct lower_prog p;
+				char what[64];
+
+				build(&p, c, op ? BPF_MOD : BPF_DIV, 1, true, 0, shift);
+				snprintf(what, sizeof(what), "%s %s args[1], bits %u",
+					 cls ? "w" : "r", signed_op_name(op ? BPF_MOD : BPF_DIV),
+					 shift);
+				check(&p, what, may_punt_signed(c, true, 0), a, b, n, &st);
+			}
+	printf("cbpf_lower64: signed a / b and a %% b: %llu programs (%llu punt: 64-bit by a "
+	       "variable), %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.punted,
+	       (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 500000);
+}
+
+/* Byte swaps (BPF_END both ways, cpu v4's BPF_ALU64 bswap), movsx and
+ * sign-extending loads of args[0] from the stack (the context takes none):
+ * none may punt. */
+Test(cbpf_lower64, byte_swaps_and_sign_extensions)
+{
+	static const struct {
+		struct bpf_insn in;
+		const char *what;
+	} ops[] = {
+		/* clang-format off */
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_BE, .dst_reg = 2, .imm = 16 }, "be16" },
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_BE, .dst_reg = 2, .imm = 32 }, "be32" },
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_BE, .dst_reg = 2, .imm = 64 }, "be64" },
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_LE, .dst_reg = 2, .imm = 16 }, "le16" },
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_LE, .dst_reg = 2, .imm = 32 }, "le32" },
+		{ { .code = BPF_ALU | BPF_END | BPF_TO_LE, .dst_reg = 2, .imm = 64 }, "le64" },
+		{ { .code = BPF_ALU64 | BPF_END, .dst_reg = 2, .imm = 16 }, "bswap16" },
+		{ { .code = BPF_ALU64 | BPF_END, .dst_reg = 2, .imm = 32 }, "bswap32" },
+		{ { .code = BPF_ALU64 | BPF_END, .dst_reg = 2, .imm = 64 }, "bswap64" },
+		{ { .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 2, .off = 8 },
+		  "r = (s8)r" },
+		{ { .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 2, .off = 16 },
+		  "r = (s16)r" },
+		{ { .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 2, .off = 32 },
+		  "r = (s32)r" },
+		{ { .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 2, .off = 8 },
+		  "w = (s8)w" },
+		{ { .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = 2, .src_reg = 2, .off = 16 },
+		  "w = (s16)w" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_B, .dst_reg = 2, .src_reg = 10, .off = -8 },
+		  "r = *(s8 *)(r10 - 8)" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_B, .dst_reg = 2, .src_reg = 10, .off = -7 },
+		  "r = *(s8 *)(r10 - 7)" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_H, .dst_reg = 2, .src_reg = 10, .off = -8 },
+		  "r = *(s16 *)(r10 - 8)" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_H, .dst_reg = 2, .src_reg = 10, .off = -6 },
+		  "r = *(s16 *)(r10 - 6)" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_W, .dst_reg = 2, .src_reg = 10, .off = -8 },
+		  "r = *(s32 *)(r10 - 8)" },
+		{ { .code = BPF_LDX | BPF_MEMSX | BPF_W, .dst_reg = 2, .src_reg = 10, .off = -4 },
+		  "r = *(s32 *)(r10 - 4)" },
+		/* clang-format on */
+	};
+	static uint64_t a[RANDOM_INPUTS + 64], b[RANDOM_INPUTS + 64];
+	struct lower_stats st = { 0 };
+	uint64_t r = 0xa54ff53a5f1d36f1ull;
+	size_t oi, n;
+	unsigned s;
+
+	for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+		for (s = 0; s < SLICES; s++) {
+			unsigned shift = s == 5 ? 52 : s * 12;
+			struct lower_prog p;
+			char what[96];
+
+			n = dividends(0, a, &r);
+			memset(b, 0, n * sizeof(b[0]));
+			build_insn(&p, ops[oi].in, false, 0, shift);
+			snprintf(what, sizeof(what), "%s, bits %u", ops[oi].what, shift);
+			check(&p, what, false, a, b, n, &st);
+		}
+	printf("cbpf_lower64: byte swaps and sign extensions: %llu programs, %llu cases, "
+	       "0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 200000);
 }

@@ -222,9 +222,58 @@ static bool op_commutes(unsigned op)
 	return op == BPF_ADD || op == BPF_MUL || op == BPF_AND || op == BPF_OR || op == BPF_XOR;
 }
 
+/* x s>> (width - 1): 0 when x is non-negative, all ones when negative. */
+static const struct cbpf_expr *expr_sign(struct cbpf_store *s, bool is32, const struct cbpf_expr *x)
+{
+	if (x && !is32 && x->hi_zero)
+		return cbpf_expr_const(s, 0);
+	return cbpf_expr_alu(s, BPF_ARSH, is32, false, x, cbpf_expr_const(s, is32 ? 31 : 63));
+}
+
+/* (x ^ sign) - sign: |x| for the sign of x (as an unsigned value, so that
+ * |INT_MIN| = 2^(width - 1)), and -x or x again for a sign of all ones or 0. */
+static const struct cbpf_expr *expr_flip(struct cbpf_store *s, bool is32, const struct cbpf_expr *x,
+					 const struct cbpf_expr *sign)
+{
+	return cbpf_expr_alu(s, BPF_SUB, is32, false,
+			     cbpf_expr_alu(s, BPF_XOR, is32, false, x, sign), sign);
+}
+
+/*
+ * Signed division and modulo (cpu v4, off = 1) as the unsigned ones of the
+ * magnitudes, the sign put back: a s/ b = flip(|a| / |b|, sa ^ sb) and
+ * a s% b = flip(|a| % |b|, sa), sa and sb the signs of a and b. eBPF's
+ * edge cases come out of it: b = 0 gives 0 and a (x / 0 = 0, x % 0 = x),
+ * INT_MIN / -1 gives |INT_MIN| = INT_MIN, INT_MIN % -1 gives 0. The
+ * unsigned operations lower word by word; divisors 0, 1 and -1 are folded.
+ */
+static const struct cbpf_expr *expr_signed_divmod(struct cbpf_store *s, unsigned op, bool is32,
+						  const struct cbpf_expr *a,
+						  const struct cbpf_expr *b)
+{
+	uint64_t m = is32 ? 0xffffffffull : ~0ull;
+	const struct cbpf_expr *sa, *sb, *q;
+
+	if (b->kind == CBPF_X_CONST) {
+		uint64_t k = b->imm & m;
+
+		if ((k == 0 && op == BPF_MOD) || (k == 1 && op == BPF_DIV))
+			return is32 ? cbpf_expr_trunc(s, a, 32) : a;
+		if (k == 0 || k == 1 || k == m)
+			return op == BPF_DIV && k == m ? cbpf_expr_unary(s, CBPF_X_NEG, is32, 0, a)
+						       : cbpf_expr_const(s, 0);
+	}
+	sa = expr_sign(s, is32, a);
+	sb = expr_sign(s, is32, b);
+	q = cbpf_expr_alu(s, op, is32, false, expr_flip(s, is32, a, sa), expr_flip(s, is32, b, sb));
+	return expr_flip(s, is32, q,
+			 op == BPF_MOD ? sa : cbpf_expr_alu(s, BPF_XOR, is32, false, sa, sb));
+}
+
 /* op(a, b) with constant folding and the few rewrites the partitioning
  * relies on (constants on the right, chains of constant adds folded, the
- * shift pairs clang uses for sign and zero extension recognized). */
+ * shift pairs clang uses for sign and zero extension recognized). Signed
+ * division and modulo become unsigned ones (expr_signed_divmod). */
 const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is32, bool sgn,
 				      const struct cbpf_expr *a, const struct cbpf_expr *b)
 {
@@ -238,6 +287,8 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 	t.sgn = sgn;
 	if (a->kind == CBPF_X_CONST && b->kind == CBPF_X_CONST)
 		return cbpf_expr_const(s, cbpf_alu_eval(op, is32, sgn, a->imm, b->imm));
+	if (sgn)
+		return expr_signed_divmod(s, op, is32, a, b);
 	if (op_commutes(op) && a->kind == CBPF_X_CONST) {
 		const struct cbpf_expr *s = a;
 
