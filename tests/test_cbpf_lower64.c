@@ -102,14 +102,22 @@ static void build_insn(struct lower_prog *p, struct bpf_insn op, bool k_is_arg, 
 }
 
 /* args[0] op B, B being args[1] (k_is_arg) or the constant k; cls is
- * BPF_ALU64 or BPF_ALU, off 1 makes div and mod signed. */
-static void build(struct lower_prog *p, uint8_t cls, uint8_t op, int16_t off, bool k_is_arg,
-		  uint64_t k, unsigned shift)
+ * BPF_ALU64 or BPF_ALU. */
+static void build(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k,
+		  unsigned shift)
 {
-	build_insn(p,
-		   (struct bpf_insn){
-			   .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3, .off = off },
+	build_insn(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 },
 		   k_is_arg, k, shift);
+}
+
+/* The same with signed division or modulo (off 1) for op. */
+static void build_signed(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k,
+			 unsigned shift)
+{
+	build_insn(
+		p,
+		(struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3, .off = 1 },
+		k_is_arg, k, shift);
 }
 
 /* Whether the compiler may leave this operation to the supervisor. */
@@ -207,7 +215,7 @@ Test(cbpf_lower64, by_a_constant)
 						continue; /* a 32-bit result has 3 slices */
 					n = dividends(k, a, &r);
 					memset(b, 0, n * sizeof(b[0]));
-					build(&p, c, ops[oi], 0, false, k, s == 5 ? 52 : s * 12);
+					build(&p, c, ops[oi], false, k, s == 5 ? 52 : s * 12);
 					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
 						 cls ? "w" : "r",
 						 ops[oi] == BPF_MUL   ? "*"
@@ -223,40 +231,6 @@ Test(cbpf_lower64, by_a_constant)
 	       (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 1000000); /* with the 360,000 of a * b */
-}
-
-Test(cbpf_lower64, product_of_two_arguments)
-{
-	static uint64_t a[CROSS_INPUTS * CROSS_INPUTS], b[CROSS_INPUTS * CROSS_INPUTS];
-	uint64_t vals[CROSS_INPUTS], r = 0x9e3779b97f4a7c15ull;
-	struct lower_stats st = { 0 };
-	size_t i, j, n = 0;
-	unsigned cls, s;
-
-	for (i = 0; i < CROSS_INPUTS; i++)
-		vals[i] = i < sizeof(edges) / sizeof(edges[0]) ? edges[i]
-			  : i % 2			       ? diff_rand(&r)
-				  : diff_rand(&r) >> (diff_rand(&r) % 64);
-	for (i = 0; i < CROSS_INPUTS; i++)
-		for (j = 0; j < CROSS_INPUTS; j++) {
-			a[n] = vals[i];
-			b[n++] = vals[j];
-		}
-	for (cls = 0; cls < 2; cls++)
-		for (s = 0; s < (cls ? 3u : SLICES); s++) {
-			struct lower_prog p;
-			char what[64];
-
-			build(&p, cls ? BPF_ALU : BPF_ALU64, BPF_MUL, 0, true, 0,
-			      s == 5 ? 52 : s * 12);
-			snprintf(what, sizeof(what), "%s * args[1], bits %u", cls ? "w" : "r",
-				 s == 5 ? 52 : s * 12);
-			check(&p, what, false, a, b, n, &st);
-		}
-	printf("cbpf_lower64: a * b: %llu programs, %llu cases, 0 mismatches\n",
-	       (unsigned long long)st.programs, (unsigned long long)st.cases);
-	fflush(stdout);
-	cr_assert_geq(st.cases, 300000);
 }
 
 /* Divisors of signed division: both signs of each class, 0, 1 and -1,
@@ -310,7 +284,7 @@ Test(cbpf_lower64, signed_by_a_constant)
 
 					n = dividends(k, a, &r);
 					memset(b, 0, n * sizeof(b[0]));
-					build(&p, c, ops[oi], 1, false, k, shift);
+					build_signed(&p, c, ops[oi], false, k, shift);
 					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
 						 cls ? "w" : "r", signed_op_name(ops[oi]),
 						 (unsigned long long)k, shift);
@@ -354,7 +328,7 @@ Test(cbpf_lower64, signed_by_an_argument)
 				struct lower_prog p;
 				char what[64];
 
-				build(&p, c, op ? BPF_MOD : BPF_DIV, 1, true, 0, shift);
+				build_signed(&p, c, op ? BPF_MOD : BPF_DIV, true, 0, shift);
 				snprintf(what, sizeof(what), "%s %s args[1], bits %u",
 					 cls ? "w" : "r", signed_op_name(op ? BPF_MOD : BPF_DIV),
 					 shift);
@@ -434,4 +408,38 @@ Test(cbpf_lower64, byte_swaps_and_sign_extensions)
 	       (unsigned long long)st.programs, (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 200000);
+}
+
+Test(cbpf_lower64, product_of_two_arguments)
+{
+	static uint64_t a[CROSS_INPUTS * CROSS_INPUTS], b[CROSS_INPUTS * CROSS_INPUTS];
+	uint64_t vals[CROSS_INPUTS], r = 0x9e3779b97f4a7c15ull;
+	struct lower_stats st = { 0 };
+	size_t i, j, n = 0;
+	unsigned cls, s;
+
+	for (i = 0; i < CROSS_INPUTS; i++)
+		vals[i] = i < sizeof(edges) / sizeof(edges[0]) ? edges[i]
+			  : i % 2			       ? diff_rand(&r)
+				  : diff_rand(&r) >> (diff_rand(&r) % 64);
+	for (i = 0; i < CROSS_INPUTS; i++)
+		for (j = 0; j < CROSS_INPUTS; j++) {
+			a[n] = vals[i];
+			b[n++] = vals[j];
+		}
+	for (cls = 0; cls < 2; cls++)
+		for (s = 0; s < (cls ? 3u : SLICES); s++) {
+			struct lower_prog p;
+			char what[64];
+
+			build(&p, cls ? BPF_ALU : BPF_ALU64, BPF_MUL, true, 0,
+			      s == 5 ? 52 : s * 12);
+			snprintf(what, sizeof(what), "%s * args[1], bits %u", cls ? "w" : "r",
+				 s == 5 ? 52 : s * 12);
+			check(&p, what, false, a, b, n, &st);
+		}
+	printf("cbpf_lower64: a * b: %llu programs, %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 300000);
 }

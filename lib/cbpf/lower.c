@@ -38,45 +38,6 @@ static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 	return 0;
 }
 
-/* A = the bytes of the low width (16 or 32) bits of A in reverse order,
- * zero above: a word of BPF_END and bswap. M[sp] and M[sp + 1] are scratch. */
-static int lower_bswap_a(struct cbpf_asm *m, unsigned width, unsigned sp)
-{
-	if (cbpf_lower_store_temp(m, sp) || sp + 1 >= BPF_MEMWORDS)
-		return -ENOSPC;
-	if (width == 16) {
-		/* (x & 0xff) << 8 | (x >> 8) & 0xff */
-		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 8);
-		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 8);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-		return 0;
-	}
-	/* x << 24 | x >> 24, then | (x & 0xff00) << 8, then | (x >> 8) & 0xff00 */
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 24);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 24);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp + 1);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff00);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 8);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp + 1);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 8);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff00);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 1);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	return 0;
-}
-
 /* X = half(x) (through M[sp]), then A = half(a) (temporaries from
  * M[sp + 1]): the two operands of an ALU or jump on X. */
 static int lower_x_then_a(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *x,
@@ -633,6 +594,45 @@ static int lower_add_carry(struct cbpf_asm *m, const struct cbpf_expr *e, unsign
 	 * SUB: A = lo(a), X = lo(b): no borrow iff A >= X. */
 	lower_bool_unless(m, BPF_JMP | BPF_JGE | BPF_X, 0);
 	return cbpf_lower_store_temp(m, sp);
+}
+
+/* A = the bytes of the low width (16 or 32) bits of A in reverse order,
+ * zero above: a word of BPF_END and bswap. M[sp] and M[sp + 1] are scratch. */
+static int lower_bswap_a(struct cbpf_asm *m, unsigned width, unsigned sp)
+{
+	if (cbpf_lower_store_temp(m, sp) || sp + 1 >= BPF_MEMWORDS)
+		return -ENOSPC;
+	if (width == 16) {
+		/* (x & 0xff) << 8 | (x >> 8) & 0xff */
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 8);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 8);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+		return 0;
+	}
+	/* x << 24 | x >> 24, then | (x & 0xff00) << 8, then | (x >> 8) & 0xff00 */
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 24);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 24);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, sp + 1);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff00);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 8);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, sp + 1);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 8);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 0xff00);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 1);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
 }
 
 int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
