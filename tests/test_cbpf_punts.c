@@ -19,8 +19,10 @@
 
 #define PUNT_SEEDS 1500
 /* Programs per thousand whose filter contains USER_NOTIF, at most: lower
- * it when the compiler lowers more. */
-#define PUNT_MAX_PERMILLE 145
+ * it when the compiler lowers more. 198 since the generator makes signed
+ * division, byte swaps and sign extensions (cpu v4): most of the punts are
+ * 64-bit divisions by a variable, signed ones included. */
+#define PUNT_MAX_PERMILLE 200
 /* Inputs per program: a few nr, every edge and constant as arguments. */
 #define PUNT_NR_UPTO 8
 #define PUNT_STEP_INPUTS 8

@@ -25,6 +25,12 @@ static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 {
 	if (k == 0)
 		return 0;
+	if (k == 31) {
+		/* the sign everywhere: 0 - (A >> 31) */
+		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+		return 0;
+	}
 	if (cbpf_lower_store_temp(m, sp) || sp + 1 >= BPF_MEMWORDS)
 		return -ENOSPC;
 	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
@@ -635,6 +641,76 @@ static int lower_bswap_a(struct cbpf_asm *m, unsigned width, unsigned sp)
 	return 0;
 }
 
+/* Whether s is 0 or all ones for every input: x s>> (width - 1), or two of
+ * those XORed (the signs expr.c makes for signed division). */
+static bool lower_is_sign(const struct cbpf_expr *s, bool is32, bool xor_ok)
+{
+	if (s->kind != CBPF_X_ALU || s->is32 != is32)
+		return false;
+	if (s->op == BPF_XOR)
+		return xor_ok && lower_is_sign(s->a, is32, false) &&
+		       lower_is_sign(s->b, is32, false);
+	return s->op == BPF_ARSH && s->b->kind == CBPF_X_CONST && s->b->imm == (is32 ? 31u : 63u);
+}
+
+/* Whether e is (x ^ s) - s with s a sign: x or -x, as expr.c builds |x|
+ * and puts the sign back after signed division. */
+static bool lower_is_flip(const struct cbpf_expr *e)
+{
+	const struct cbpf_expr *x = e->a;
+
+	return e->op == BPF_SUB && x->kind == CBPF_X_ALU && x->op == BPF_XOR &&
+	       x->is32 == e->is32 && x->b == e->b && lower_is_sign(e->b, e->is32, true);
+}
+
+/*
+ * half((x ^ s) - s) for a sign s: x when s is 0, -x when all ones, with the
+ * words of x computed once (the arithmetic form would compute x and s
+ * several times each). hi(-x) = -hi(x) when lo(x) is 0, else ~hi(x).
+ * Temporaries from M[sp].
+ */
+static int lower_flip(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
+{
+	uint32_t neg = cbpf_asm_label(m), pos = cbpf_asm_label(m), done = cbpf_asm_label(m);
+	const struct cbpf_expr *x = e->a->a;
+	unsigned s = hi ? sp + 2 : sp + 1;
+	int rc;
+
+	rc = cbpf_lower_lo_word(m, x, sp);
+	if (!rc)
+		rc = cbpf_lower_store_temp(m, sp);
+	if (!rc && hi)
+		rc = cbpf_lower_hi_word(m, x, sp + 1);
+	if (!rc && hi)
+		rc = cbpf_lower_store_temp(m, sp + 1);
+	if (!rc)
+		rc = cbpf_lower_lo_word(m, e->b, s);	/* the sign: 0 or all ones */
+	if (rc)
+		return rc;
+	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, pos, neg);
+	cbpf_asm_place(m, neg);
+	if (hi) {
+		uint32_t lo_zero = cbpf_asm_label(m), lo_nonzero = cbpf_asm_label(m);
+
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, lo_zero, lo_nonzero);
+		cbpf_asm_place(m, lo_nonzero);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 0xffffffffu);
+		cbpf_asm_ja(m, done);
+		cbpf_asm_place(m, lo_zero);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
+	} else {
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	}
+	cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, pos);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, hi ? sp + 1 : sp);
+	cbpf_asm_place(m, done);
+	return 0;
+}
+
 int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
 {
 	unsigned k;
@@ -677,6 +753,8 @@ int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 				    : cbpf_lower_lo_word(m, e->a, sp);
 		return rc ? rc : lower_bswap_a(m, e->width == 16 ? 16 : 32, sp);
 	case CBPF_X_ALU:
+		if (lower_is_flip(e))
+			return lower_flip(m, e, false, sp);
 		break;
 	default:
 		return -ENOTSUP;
@@ -797,6 +875,8 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		rc = cbpf_lower_lo_word(m, e->a, sp);
 		return rc ? rc : lower_bswap_a(m, 32, sp);
 	case CBPF_X_ALU:
+		if (lower_is_flip(e))
+			return lower_flip(m, e, true, sp);
 		break;
 	default:
 		return -ENOTSUP;

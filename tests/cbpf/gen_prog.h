@@ -2,7 +2,8 @@
 /*
  * Random seccomp eBPF programs for differential tests of the cBPF compiler
  * (tests/test_cbpf.c and fuzz/fuzz_cbpf.c): nested ifs on context fields
- * passed through ALU operations, compared with interesting constants.
+ * passed through ALU operations (cpu v4's signed division, byte swaps and
+ * sign extensions too), compared with interesting constants.
  * Driven by a byte stream so that libFuzzer can steer it.
  */
 #ifndef SECBPF_TESTS_GEN_PROG_H
@@ -15,6 +16,10 @@
 #include <string.h>
 
 #define GEN_MAX_INSNS 2048
+
+#ifndef BPF_MEMSX
+#define BPF_MEMSX 0x80	/* cpu v4 sign-extending load; Debian 12's uapi lacks it */
+#endif
 
 struct gen_src {
 	const uint8_t *data;
@@ -110,17 +115,48 @@ static inline void gen_load(struct gen_src *s, struct gen_prog *p, unsigned reg)
 				       .src_reg = 6, .off = f[i].off });
 }
 
+/* reg = its low 8, 16 or 32 bits sign-extended: a movsx, or a store to the
+ * stack and a sign-extending load of some of its bytes. */
+static inline void gen_sext(struct gen_src *s, struct gen_prog *p, unsigned reg, uint8_t cls)
+{
+	static const uint8_t sizes[] = { BPF_B, BPF_H, BPF_W };
+	unsigned i;
+
+	if (gen_pick(s, 2)) {
+		/* movsx: a 32-bit one from 8 or 16 bits only */
+		i = gen_pick(s, cls == BPF_ALU ? 2 : 3);
+		gen_emit(p, (struct bpf_insn){ .code = cls | BPF_MOV | BPF_X, .dst_reg = reg,
+					       .src_reg = reg, .off = (int16_t)(8 << i) });
+		return;
+	}
+	i = gen_pick(s, 3);
+	gen_emit(p, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 10,
+				       .src_reg = reg, .off = -8 });
+	gen_emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEMSX | sizes[i],
+				       .dst_reg = reg, .src_reg = 10,
+				       .off = (int16_t)(-8 + (1 << i) * gen_pick(s, 8 >> i)) });
+}
+
 /* reg = reg op something, a few times. */
 static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 {
-	static const uint8_t ops[] = {
-		BPF_ADD, BPF_SUB, BPF_AND, BPF_OR, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH,
-		BPF_MUL, BPF_DIV, BPF_MOD, BPF_NEG, BPF_MOV,
+	/* off 1: signed division and modulo; BPF_MOV with off 8: a sign
+	 * extension (gen_sext) */
+	static const struct {
+		uint8_t op;
+		int16_t off;
+	} ops[] = {
+		{ BPF_ADD, 0 }, { BPF_SUB, 0 }, { BPF_AND, 0 }, { BPF_OR, 0 }, { BPF_XOR, 0 },
+		{ BPF_LSH, 0 }, { BPF_RSH, 0 }, { BPF_ARSH, 0 }, { BPF_MUL, 0 }, { BPF_DIV, 0 },
+		{ BPF_MOD, 0 }, { BPF_NEG, 0 }, { BPF_MOV, 0 }, { BPF_DIV, 1 }, { BPF_MOD, 1 },
+		{ BPF_END, 0 }, { BPF_MOV, 8 },
 	};
 	unsigned n = gen_pick(s, 4), i;
 
 	for (i = 0; i < n; i++) {
-		uint8_t op = ops[gen_pick(s, sizeof(ops) / sizeof(ops[0]))];
+		unsigned which = gen_pick(s, sizeof(ops) / sizeof(ops[0]));
+		uint8_t op = ops[which].op;
+		int16_t off = ops[which].off;
 		uint8_t cls = gen_pick(s, 2) ? BPF_ALU64 : BPF_ALU;
 		int32_t imm = (int32_t)gen_const(s);
 
@@ -128,6 +164,14 @@ static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 			imm = (int32_t)gen_pick(s, cls == BPF_ALU64 ? 64 : 32);
 		if (op == BPF_NEG) {
 			gen_emit(p, (struct bpf_insn){ .code = cls | BPF_NEG, .dst_reg = reg });
+		} else if (op == BPF_END) {
+			/* BPF_ALU: to little or big endian; BPF_ALU64: bswap */
+			uint8_t src = cls == BPF_ALU && gen_pick(s, 2) ? BPF_TO_BE : BPF_TO_LE;
+
+			gen_emit(p, (struct bpf_insn){ .code = cls | BPF_END | src, .dst_reg = reg,
+						       .imm = 16 << gen_pick(s, 3) });
+		} else if (op == BPF_MOV && off) {
+			gen_sext(s, p, reg, cls);
 		} else if (op == BPF_MOV) {
 			/* 32-bit move: truncation (w2 = w2) */
 			gen_emit(p, (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_X,
@@ -135,10 +179,10 @@ static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 		} else if (gen_pick(s, 4) == 0) {
 			gen_load(s, p, 4);
 			gen_emit(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = reg,
-						       .src_reg = 4 });
+						       .src_reg = 4, .off = off });
 		} else {
 			gen_emit(p, (struct bpf_insn){ .code = cls | op | BPF_K, .dst_reg = reg,
-						       .imm = imm });
+						       .off = off, .imm = imm });
 			gen_note(p, (uint64_t)(int64_t)imm);
 		}
 	}
