@@ -20,27 +20,19 @@ int cbpf_lower_store_temp(struct cbpf_asm *m, unsigned slot)
 }
 
 /* A = (int32_t)A >> k for 1 <= k <= 31; cBPF has no arithmetic shift, so
- * OR the logical shift with the sign fill. */
+ * shift logically and sign-extend from the bit the sign lands on:
+ * (A >> k ^ s) - s with s = 1 << (31 - k). M[sp] is not used. */
 static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 {
 	if (k == 0)
 		return 0;
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k);
 	if (k == 31) {
-		/* the sign everywhere: 0 - (A >> 31) */
-		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);	/* the sign everywhere */
 		return 0;
 	}
-	if (cbpf_lower_store_temp(m, sp) || sp + 1 >= BPF_MEMWORDS)
-		return -ENOSPC;
-	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 32 - k);
-	cbpf_asm_stmt(m, BPF_ST, sp + 1);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 1);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 1u << (31 - k));
+	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, 1u << (31 - k));
 	return 0;
 }
 
