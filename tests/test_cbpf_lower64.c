@@ -59,34 +59,40 @@ static void emit(struct lower_prog *p, struct bpf_insn in)
 }
 
 /*
- * return ERRNO | (r2 >> shift) & 0xfff after the instruction op: r2 is
- * args[0], also stored at r10 - 8 for a load op, r3 (when op reads it)
+ * return ERRNO | (r2 >> shift) & 0xfff after the instructions ops: r2 is
+ * args[0], also stored at r10 - 8 for a load, r3 (when an op reads it)
  * args[1] (k_is_arg) or the constant k.
  */
-static void build_insn(struct lower_prog *p, struct bpf_insn op, bool k_is_arg, uint64_t k,
-		       unsigned shift)
+static void build_insns(struct lower_prog *p, const struct bpf_insn *ops, unsigned nops,
+			bool k_is_arg, uint64_t k, unsigned shift)
 {
+	bool reads_r3 = false;
+	unsigned i;
+
 	memset(p, 0, sizeof(*p));
+	for (i = 0; i < nops; i++)
+		reads_r3 |= ops[i].src_reg == 3;
 	emit(p,
 	     (struct bpf_insn){
 		     .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 2, .src_reg = 1, .off = 16 });
-	if (BPF_CLASS(op.code) == BPF_LDX) /* loads from the stack: args[0] at r10 - 8 */
+	if (BPF_CLASS(ops[0].code) == BPF_LDX) /* loads from the stack: args[0] at r10 - 8 */
 		emit(p, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW,
 					   .dst_reg = 10,
 					   .src_reg = 2,
 					   .off = -8 });
-	if (op.src_reg == 3 && k_is_arg) {
+	if (reads_r3 && k_is_arg) {
 		emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW,
 					   .dst_reg = 3,
 					   .src_reg = 1,
 					   .off = 24 });
-	} else if (op.src_reg == 3) {
+	} else if (reads_r3) {
 		emit(p, (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
 					   .dst_reg = 3,
 					   .imm = (int32_t)(uint32_t)k });
 		emit(p, (struct bpf_insn){ .imm = (int32_t)(uint32_t)(k >> 32) });
 	}
-	emit(p, op);
+	for (i = 0; i < nops; i++)
+		emit(p, ops[i]);
 	if (shift)
 		emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_RSH | BPF_K,
 					   .dst_reg = 2,
@@ -106,18 +112,28 @@ static void build_insn(struct lower_prog *p, struct bpf_insn op, bool k_is_arg, 
 static void build(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k,
 		  unsigned shift)
 {
-	build_insn(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 },
-		   k_is_arg, k, shift);
+	struct bpf_insn in = { .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 };
+
+	build_insns(p, &in, 1, k_is_arg, k, shift);
 }
 
-/* The same with signed division or modulo (off 1) for op. */
-static void build_signed(struct lower_prog *p, uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k,
-			 unsigned shift)
+/* The same with signed division or modulo (off 1) for op, or (clang_mod)
+ * the signed modulo as clang writes it: a - a s/ B * B. */
+static void build_signed(struct lower_prog *p, uint8_t cls, uint8_t op, bool clang_mod,
+			 bool k_is_arg, uint64_t k, unsigned shift)
 {
-	build_insn(
-		p,
-		(struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3, .off = 1 },
-		k_is_arg, k, shift);
+	struct bpf_insn in = { .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3, .off = 1 };
+	const struct bpf_insn as_clang[] = {
+		{ .code = cls | BPF_MOV | BPF_X, .dst_reg = 4, .src_reg = 2 },
+		{ .code = cls | BPF_DIV | BPF_X, .dst_reg = 4, .src_reg = 3, .off = 1 },
+		{ .code = cls | BPF_MUL | BPF_X, .dst_reg = 4, .src_reg = 3 },
+		{ .code = cls | BPF_SUB | BPF_X, .dst_reg = 2, .src_reg = 4 },
+	};
+
+	if (clang_mod)
+		build_insns(p, as_clang, 4, k_is_arg, k, shift);
+	else
+		build_insns(p, &in, 1, k_is_arg, k, shift);
 }
 
 /* Whether the compiler may leave this operation to the supervisor. */
@@ -278,7 +294,7 @@ Test(cbpf_lower64, signed_by_a_constant)
 
 					n = dividends(k, a, &r);
 					memset(b, 0, n * sizeof(b[0]));
-					build_signed(&p, c, ops[oi], false, k, shift);
+					build_signed(&p, c, ops[oi], false, false, k, shift);
 					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
 						 cls ? "w" : "r", signed_op_name(ops[oi]),
 						 (unsigned long long)k, shift);
@@ -314,7 +330,8 @@ Test(cbpf_lower64, signed_by_an_argument)
 			a[n] = vals[i];
 			b[n++] = vals[j];
 		}
-	for (op = 0; op < 2; op++)
+	/* s/, s% and clang's a - a s/ b * b */
+	for (op = 0; op < 3; op++)
 		for (cls = 0; cls < 2; cls++)
 			for (s = 0; s < (cls ? 3u : SLICES); s++) {
 				uint8_t c = cls ? BPF_ALU : BPF_ALU64;
@@ -322,9 +339,12 @@ Test(cbpf_lower64, signed_by_an_argument)
 				struct lower_prog p;
 				char what[64];
 
-				build_signed(&p, c, op ? BPF_MOD : BPF_DIV, true, 0, shift);
+				build_signed(&p, c, op ? BPF_MOD : BPF_DIV, op == 2, true, 0,
+					     shift);
 				snprintf(what, sizeof(what), "%s %s args[1], bits %u",
-					 cls ? "w" : "r", signed_op_name(op ? BPF_MOD : BPF_DIV),
+					 cls ? "w" : "r",
+					 op == 2 ? "- s/ * (clang's s%)"
+						 : signed_op_name(op ? BPF_MOD : BPF_DIV),
 					 shift);
 				check(&p, what, false, a, b, n, &st);
 			}
@@ -391,7 +411,7 @@ Test(cbpf_lower64, byte_swaps_and_sign_extensions)
 
 			n = dividends(0, a, &r);
 			memset(b, 0, n * sizeof(b[0]));
-			build_insn(&p, ops[oi].in, false, 0, shift);
+			build_insns(&p, &ops[oi].in, 1, false, 0, shift);
 			snprintf(what, sizeof(what), "%s, bits %u", ops[oi].what, shift);
 			check(&p, what, false, a, b, n, &st);
 		}

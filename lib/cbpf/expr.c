@@ -270,12 +270,29 @@ static const struct cbpf_expr *expr_signed_divmod(struct cbpf_store *s, unsigned
 			 op == BPF_MOD ? sa : cbpf_expr_alu(s, BPF_XOR, is32, false, sa, sb));
 }
 
-/* Whether q is x / y, of the same width. */
-static bool expr_quotient_of(const struct cbpf_expr *x, const struct cbpf_expr *q,
-			     const struct cbpf_expr *y, bool is32)
+/* Whether q is x / y, of the same width: unsigned, or (*sgn) the signed
+ * quotient as expr_signed_divmod builds it, (flip(|x| / |y|, ...)), found
+ * by building that and comparing pointers. */
+static bool expr_quotient_of(struct cbpf_store *s, const struct cbpf_expr *x,
+			     const struct cbpf_expr *q, const struct cbpf_expr *y, bool is32,
+			     bool *sgn)
 {
-	return q->kind == CBPF_X_ALU && q->op == BPF_DIV && q->is32 == is32 && q->a == x &&
-	       q->b == y;
+	const struct cbpf_expr *u = q->a ? q->a->a : NULL;
+	bool too_big = s->too_big;
+
+	*sgn = false;
+	if (q->kind != CBPF_X_ALU || q->is32 != is32)
+		return false;
+	if (q->op == BPF_DIV)
+		return q->a == x && q->b == y;
+	/* (u ^ sign) - sign with u an unsigned division */
+	if (q->op != BPF_SUB || q->a->kind != CBPF_X_ALU || q->a->op != BPF_XOR ||
+	    u->kind != CBPF_X_ALU || u->op != BPF_DIV)
+		return false;
+	*sgn = true;
+	q = q == expr_signed_divmod(s, BPF_DIV, is32, x, y) ? q : NULL;
+	s->too_big = too_big; /* a failed guess is no reason to give up */
+	return q != NULL;
 }
 
 /* op(a, b) with constant folding and the few rewrites the partitioning
@@ -367,12 +384,12 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 	}
 	/* x - (x / y) * y, which clang writes for x % y: the modulo itself */
 	if (op == BPF_SUB && b->kind == CBPF_X_ALU && b->op == BPF_MUL && b->is32 == is32) {
-		const struct cbpf_expr *q = expr_quotient_of(a, b->a, b->b, is32) ? b->a
-					    : expr_quotient_of(a, b->b, b->a, is32) ? b->b
-										  : NULL;
+		bool q_sgn;
 
-		if (q)
-			return cbpf_expr_alu(s, BPF_MOD, is32, q->sgn, a, q->b);
+		if (expr_quotient_of(s, a, b->a, b->b, is32, &q_sgn))
+			return cbpf_expr_alu(s, BPF_MOD, is32, q_sgn, a, b->b);
+		if (expr_quotient_of(s, a, b->b, b->a, is32, &q_sgn))
+			return cbpf_expr_alu(s, BPF_MOD, is32, q_sgn, a, b->a);
 	}
 	t.a = a;
 	t.b = b;
