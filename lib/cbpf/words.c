@@ -405,7 +405,9 @@ struct cbpf_word_node *cbpf_words_lower(struct cbpf_layout *c, struct cbpf_rnode
 			return words_ret(w, (uint32_t)n->ret->imm);
 		return words_intern(w, &t);
 	}
-	for (i = 0; i < kc->n; i++)
+	/* Without knowledge (the second pass) the result does not depend on
+	 * kc: one memo per node. */
+	for (i = 0; w->knowledge && i < kc->n; i++)
 		if (n->tested_words & word_bloom_bit(kc->k[i].e, kc->k[i].hi))
 			k.k[k.n++] = kc->k[i];
 	h = knowledge_hash(n, &k);
