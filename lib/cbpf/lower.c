@@ -322,15 +322,11 @@ static int lower_flip(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, un
 	unsigned s = hi ? sp + 2 : sp + 1;
 	int rc;
 
-	rc = cbpf_lower_lo_word(m, x, sp);
-	if (!rc)
-		rc = cbpf_lower_store_temp(m, sp);
+	rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, x, sp);
 	if (!rc && hi)
-		rc = cbpf_lower_hi_word(m, x, sp + 1);
-	if (!rc && hi)
-		rc = cbpf_lower_store_temp(m, sp + 1);
+		rc = cbpf_lower_word_to(m, cbpf_lower_hi_word, x, sp + 1);
 	if (!rc)
-		rc = cbpf_lower_lo_word(m, e->b, s);	/* the sign: 0 or all ones */
+		rc = cbpf_lower_lo_word(m, e->b, s); /* the sign: 0 or all ones */
 	if (rc)
 		return rc;
 	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, pos, neg);
