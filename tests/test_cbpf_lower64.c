@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cBPF lowerings of 64-bit multiplication, of division and modulo
- * by a constant, of signed division and modulo (lib/cbpf/expr.c rewrites
- * them as unsigned ones) and of byte swaps and sign extensions
- * (lib/cbpf/lower.c), checked value by value: each result is returned 12
- * bits at a time by small eBPF programs, run by the interpreter and,
- * compiled, by cbpf_sim on edge values, values next to multiples of the
- * divisor and random ones; over a million cases.
+ * The cBPF lowerings of 64-bit multiplication, of division and modulo by
+ * a constant, of shifts by a variable amount, of signed division and
+ * modulo (lib/cbpf/expr.c rewrites them as unsigned ones) and of byte
+ * swaps and sign extensions (lib/cbpf/lower.c), checked value by value:
+ * each result is returned 12 bits at a time by small eBPF programs, or
+ * compared, run by the interpreter and, compiled, by cbpf_sim on edge
+ * values, values next to multiples of the divisor, counts of every
+ * masking class and random ones; millions of cases.
  */
 #include <criterion/criterion.h>
 #include <linux/audit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cbpf/cbpf.h"
+#include "cbpf/cbpf_internal.h" /* cbpf_alu_eval: a decision's operand */
 #include "object/object.h"
 #include "vm/insn.h"
 #include "vm/runtime.h"
@@ -22,6 +26,8 @@
 #define SLICES 6	   /* 12-bit slices of the result, from bits 0..52 */
 #define RANDOM_INPUTS 2000 /* per program, besides the edges */
 #define CROSS_INPUTS 200   /* a * b: this many of each */
+#define SHIFT_VALUES 72	   /* values shifted: the edges, then random */
+#define SHIFT_COUNTS 112   /* counts: 0..63, the masking classes, random */
 
 static const uint64_t edges[] = {
 	/* clang-format off */
@@ -37,7 +43,7 @@ static const uint64_t edges[] = {
 };
 
 /* Divisors (and factors) of every class: below 2^16, below 2^32, from 2^63,
- * powers of two, 0 and 1, and 2^32 <= k < 2^63, which may still punt. */
+ * powers of two, 0 and 1, and 2^32 <= k < 2^63 (divided as by a variable). */
 static const uint64_t constants[] = {
 	/* clang-format off */
 	0, 1, 2, 3, 7, 10, 255, 0xfffb, 0xffff, 0x10000, 0x10001, 1000003, 0x7fca36c1,
@@ -136,52 +142,66 @@ static void build_signed(struct lower_prog *p, uint8_t cls, uint8_t op, bool cla
 		build_insns(p, &in, 1, k_is_arg, k, shift);
 }
 
-/* Whether the compiler may leave this operation to the supervisor. */
-static bool may_punt(uint8_t cls, uint8_t op, bool k_is_arg, uint64_t k)
-{
-	if (cls == BPF_ALU || op == BPF_MUL)
-		return false;
-	if (k_is_arg)
-		return true;
-	return k >> 32 && k >> 63 == 0 && (k & (k - 1));
-}
-
 struct lower_stats {
 	uint64_t cases, programs, punted;
 };
+
+/* A lower_prog compiled, checked and loaded in the interpreter; obj
+ * points into it, so it stays where lower_open() filled it. */
+struct lower_run {
+	struct object_prog prog;
+	struct object obj;
+	struct cbpf_prog cp;
+	struct runtime *rt;
+	struct diff_result res;
+};
+
+/* Compile p and check it; the compiler may leave cases to the supervisor
+ * only when punt_ok. */
+static void lower_open(struct lower_run *r, struct lower_prog *p, const char *what, bool punt_ok,
+		       struct lower_stats *st)
+{
+	struct secbpf_err err = { { 0 } };
+
+	memset(r, 0, sizeof(*r));
+	r->prog = (struct object_prog){ .name = "lower", .section = "seccomp" };
+	r->obj = (struct object){ .path = "lower", .progs = &r->prog, .prog_cnt = 1 };
+	r->prog.insns = p->insns;
+	r->prog.insn_cnt = p->n;
+	r->prog.main_cnt = p->n;
+	cr_assert_eq(cbpf_compile(&r->obj, &r->prog, NULL, &r->cp, &err), 0, "%s: %s", what,
+		     err.msg);
+	cr_assert_eq(cbpf_check(r->cp.insns, r->cp.len, &err), 0, "%s: %s", what, err.msg);
+	cr_assert(punt_ok || !r->cp.needs_supervisor, "%s: needs the supervisor (%s)", what,
+		  r->cp.npunts ? r->cp.punts[0].why : "?");
+	st->punted += r->cp.needs_supervisor;
+	st->programs++;
+	r->rt = runtime_new(&r->obj, &r->prog, &err);
+	cr_assert(r->rt != NULL, "%s: %s", what, err.msg);
+}
+
+static void lower_close(struct lower_run *r, struct lower_stats *st)
+{
+	st->cases += r->res.runs;
+	runtime_free(r->rt);
+	cbpf_prog_free(&r->cp);
+}
 
 /* Compile p, check it, and compare it with the interpreter on every
  * input pair (a[i], b[i]). */
 static void check(struct lower_prog *p, const char *what, bool punt_ok, const uint64_t *a,
 		  const uint64_t *b, size_t n, struct lower_stats *st)
 {
-	struct object_prog prog = { .name = "lower", .section = "seccomp" };
-	struct object obj = { .path = "lower", .progs = &prog, .prog_cnt = 1 };
-	struct secbpf_err err = { { 0 } };
-	struct diff_result res = { 0 };
-	struct cbpf_prog cp;
-	struct runtime *rt;
+	struct lower_run r;
 	size_t i;
 
-	prog.insns = p->insns;
-	prog.insn_cnt = p->n;
-	prog.main_cnt = p->n;
-	cr_assert_eq(cbpf_compile(&obj, &prog, NULL, &cp, &err), 0, "%s: %s", what, err.msg);
-	cr_assert_eq(cbpf_check(cp.insns, cp.len, &err), 0, "%s: %s", what, err.msg);
-	cr_assert(punt_ok || !cp.needs_supervisor, "%s: needs the supervisor (%s)", what,
-		  cp.npunts ? cp.punts[0].why : "?");
-	st->punted += cp.needs_supervisor;
-	st->programs++;
-	rt = runtime_new(&obj, &prog, &err);
-	cr_assert(rt != NULL, "%s: %s", what, err.msg);
+	lower_open(&r, p, what, punt_ok, st);
 	for (i = 0; i < n; i++) {
 		struct seccomp_data sd = { .arch = AUDIT_ARCH_X86_64, .args = { a[i], b[i] } };
 
-		cr_assert(diff_one(rt, &cp, &sd, &res), "%s: %s", what, res.msg);
+		cr_assert(diff_one(r.rt, &r.cp, &sd, &r.res), "%s: %s", what, r.res.msg);
 	}
-	st->cases += res.runs;
-	runtime_free(rt);
-	cbpf_prog_free(&cp);
+	lower_close(&r, st);
 }
 
 /* Dividends for k: the edges, q * k + {-1, 0, 1} for random q, random. */
@@ -238,13 +258,11 @@ Test(cbpf_lower64, by_a_constant)
 						 : ops[oi] == BPF_DIV ? "/"
 								      : "%",
 						 (unsigned long long)k, s == 5 ? 52 : s * 12);
-					check(&p, what, may_punt(c, ops[oi], false, k), a, b, n,
+					check(&p, what, false, a, b, n,
 					      &st);
 				}
-	printf("cbpf_lower64: by a constant: %llu programs (%llu punt: 2^32 <= k < 2^63), "
-	       "%llu cases, 0 mismatches\n",
-	       (unsigned long long)st.programs, (unsigned long long)st.punted,
-	       (unsigned long long)st.cases);
+	printf("cbpf_lower64: by a constant: %llu programs, %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 1000000); /* with the 360,000 of a * b */
 }
@@ -259,14 +277,6 @@ static const uint64_t signed_constants[] = {
 	0xffffffff80000000ull,
 	/* clang-format on */
 };
-
-/* Whether signed division by k may still go to the supervisor: as 64-bit
- * unsigned division by |k| where 2^32 <= |k| < 2^63 is not a power of two
- * (may_punt). */
-static bool may_punt_signed(uint8_t cls, uint64_t k)
-{
-	return may_punt(cls, BPF_DIV, false, (int64_t)k < 0 ? 0 - k : k);
-}
 
 static const char *signed_op_name(uint8_t op)
 {
@@ -298,12 +308,10 @@ Test(cbpf_lower64, signed_by_a_constant)
 					snprintf(what, sizeof(what), "%s %s 0x%llx, bits %u",
 						 cls ? "w" : "r", signed_op_name(ops[oi]),
 						 (unsigned long long)k, shift);
-					check(&p, what, may_punt_signed(c, k), a, b, n, &st);
+					check(&p, what, false, a, b, n, &st);
 				}
-	printf("cbpf_lower64: signed, by a constant: %llu programs (%llu punt: 2^32 <= |k| < "
-	       "2^63), %llu cases, 0 mismatches\n",
-	       (unsigned long long)st.programs, (unsigned long long)st.punted,
-	       (unsigned long long)st.cases);
+	printf("cbpf_lower64: signed, by a constant: %llu programs, %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 500000);
 }
@@ -506,4 +514,270 @@ Test(cbpf_lower64, quotient_of_two_arguments)
 	       (unsigned long long)st.programs, (unsigned long long)st.cases);
 	fflush(stdout);
 	cr_assert_geq(st.cases, 400000);
+}
+
+/* ---- shifts by a variable amount ---- */
+
+/* Where a shift's count comes from: args[1] whole, its low byte (a narrow
+ * field), args[1] & 31 and args[1] | 32 (bit 5 known from the shape), nr. */
+enum count_src { COUNT_ARG, COUNT_BYTE, COUNT_LOW5, COUNT_BIT5, COUNT_NR, COUNT_SRCS };
+
+static const char *const count_src_name[COUNT_SRCS] = { "args[1]", "(u8)args[1]", "args[1] & 31",
+							"args[1] | 32", "nr" };
+
+/* Counts of every class of eBPF's masking: below 32, 32..63, 64 and more,
+ * bit 5 and the bits above 63 in every combination, the high word set. */
+static const uint64_t counts[] = {
+	/* clang-format off */
+	0, 1, 2, 15, 30, 31, 32, 33, 34, 47, 62, 63, 64, 65, 95, 96, 97, 127, 128, 160, 255,
+	0xffffffe0, 0xffffffff, 0x100000000ull, 0x100000001ull, 0x100000021ull,
+	0x8000000000000020ull, 0xffffffffffffffc0ull, ~0ull,
+	/* clang-format on */
+};
+
+/*
+ * reg 3 = the count from src; then return ERRNO | ((args[0] op r3) >> shift)
+ * & 0xfff (ret), or the three-way decision of (args[0] op r3) against
+ * args[2] (!ret): a compare of 64 or 32 bits, signed for ARSH.
+ */
+static void build_shift(struct lower_prog *p, uint8_t cls, uint8_t op, enum count_src src, bool ret,
+			unsigned shift)
+{
+	uint8_t jmp = cls == BPF_ALU ? BPF_JMP32 : BPF_JMP;
+
+	memset(p, 0, sizeof(*p));
+	emit(p,
+	     (struct bpf_insn){
+		     .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 2, .src_reg = 1, .off = 16 });
+	emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM |
+					   (src == COUNT_BYTE ? BPF_B
+					    : src == COUNT_NR ? BPF_W
+							      : BPF_DW),
+				   .dst_reg = 3,
+				   .src_reg = 1,
+				   .off = src == COUNT_NR ? 0 : 24 });
+	if (src == COUNT_LOW5 || src == COUNT_BIT5)
+		emit(p, (struct bpf_insn){ .code = BPF_ALU64 |
+						   (src == COUNT_LOW5 ? BPF_AND : BPF_OR) | BPF_K,
+					   .dst_reg = 3,
+					   .imm = src == COUNT_LOW5 ? 31 : 32 });
+	emit(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 });
+	if (ret) {
+		if (shift)
+			emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_RSH | BPF_K,
+						   .dst_reg = 2,
+						   .imm = (int32_t)shift });
+		emit(p, (struct bpf_insn){
+				.code = BPF_ALU64 | BPF_AND | BPF_K, .dst_reg = 2, .imm = 0xfff });
+		emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_OR | BPF_K,
+					   .dst_reg = 2,
+					   .imm = (int32_t)SECCOMP_RET_ERRNO });
+		emit(p, (struct bpf_insn){
+				.code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 0, .src_reg = 2 });
+		emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+		return;
+	}
+	/* if (r2 == args[2]) return ERRNO | 1; if (r2 > args[2]) return ERRNO | 2 */
+	emit(p,
+	     (struct bpf_insn){
+		     .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 4, .src_reg = 1, .off = 32 });
+	emit(p, (struct bpf_insn){
+			.code = jmp | BPF_JEQ | BPF_X, .dst_reg = 2, .src_reg = 4, .off = 3 });
+	emit(p, (struct bpf_insn){ .code = jmp | (op == BPF_ARSH ? BPF_JSGT : BPF_JGT) | BPF_X,
+				   .dst_reg = 2,
+				   .src_reg = 4,
+				   .off = 4 });
+	emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+				   .dst_reg = 0,
+				   .imm = (int32_t)SECCOMP_RET_ALLOW });
+	emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+	emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+				   .dst_reg = 0,
+				   .imm = (int32_t)(SECCOMP_RET_ERRNO | 1) });
+	emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+	emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+				   .dst_reg = 0,
+				   .imm = (int32_t)(SECCOMP_RET_ERRNO | 2) });
+	emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+}
+
+/* The count a program built with src computes from (args[1] = c, nr = c). */
+static uint64_t count_of(enum count_src src, uint64_t c)
+{
+	switch (src) {
+	case COUNT_BYTE:
+		return c & 0xff;
+	case COUNT_LOW5:
+		return c & 31;
+	case COUNT_BIT5:
+		return c | 32;
+	case COUNT_NR:
+		return (uint32_t)c;
+	default:
+		return c;
+	}
+}
+
+/* Every (value, count) pair of vals x cnts through p; for a decision,
+ * args[2] is the result, one below or one above. */
+static void check_shift(struct lower_prog *p, const char *what, uint8_t cls, uint8_t op,
+			enum count_src src, const uint64_t *vals, size_t nvals,
+			const uint64_t *cnts, size_t ncnts, struct lower_stats *st)
+{
+	struct lower_run r;
+	size_t i, j;
+
+	lower_open(&r, p, what, false, st);
+	for (i = 0; i < nvals; i++)
+		for (j = 0; j < ncnts; j++) {
+			uint64_t res = cbpf_alu_eval(op, cls == BPF_ALU, false, vals[i],
+						     count_of(src, cnts[j]));
+			struct seccomp_data sd = {
+				.nr = src == COUNT_NR ? (int)(uint32_t)cnts[j] : 0,
+				.arch = AUDIT_ARCH_X86_64,
+				.args = { vals[i], cnts[j], res + (i + j) % 3 - 1 },
+			};
+
+			cr_assert(diff_one(r.rt, &r.cp, &sd, &r.res), "%s: %s", what, r.res.msg);
+		}
+	lower_close(&r, st);
+}
+
+Test(cbpf_lower64, shifts_by_a_variable)
+{
+	static const uint8_t ops[] = { BPF_LSH, BPF_RSH, BPF_ARSH };
+	static const char *const op_name[] = { "<<", ">>", "s>>" };
+	uint64_t vals[SHIFT_VALUES], cnts[SHIFT_COUNTS], r = 0x853c49e6748fea9bull;
+	size_t nvals = 0, ncnts = 0, i;
+	struct lower_stats st = { 0 };
+	unsigned oi, cls, src, s;
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		vals[nvals++] = edges[i];
+	while (nvals < SHIFT_VALUES) {
+		uint64_t x = diff_rand(&r);
+
+		/* random words, 32-bit ones, small negatives, one bit set */
+		vals[nvals] = nvals % 4 == 0   ? x
+			      : nvals % 4 == 1 ? (uint32_t)x
+			      : nvals % 4 == 2 ? 0 - (x >> (x % 64))
+					       : 1ull << (x % 64);
+		nvals++;
+	}
+	for (i = 0; i < 64; i++)
+		cnts[ncnts++] = i;
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		cnts[ncnts++] = counts[i];
+	while (ncnts < SHIFT_COUNTS)
+		cnts[ncnts++] = diff_rand(&r) >> (diff_rand(&r) % 64);
+	for (cls = 0; cls < 2; cls++)
+		for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+			for (src = 0; src < COUNT_SRCS; src++)
+				/* the 12-bit slices of the result, then a decision */
+				for (s = 0; s <= (cls ? 3u : SLICES); s++) {
+					uint8_t c = cls ? BPF_ALU : BPF_ALU64;
+					bool ret = s < (cls ? 3u : SLICES);
+					unsigned bits = s == 5 ? 52 : s * 12;
+					struct lower_prog p;
+					char what[128];
+
+					build_shift(&p, c, ops[oi], src, ret, bits);
+					if (ret)
+						snprintf(what, sizeof(what), "%s %s %s, bits %u",
+							 cls ? "w" : "r", op_name[oi],
+							 count_src_name[src], bits);
+					else
+						snprintf(what, sizeof(what),
+							 "%s %s %s compared with args[2]",
+							 cls ? "w" : "r", op_name[oi],
+							 count_src_name[src]);
+					check_shift(&p, what, c, ops[oi], src, vals, nvals, cnts,
+						    ncnts, &st);
+				}
+	printf("cbpf_lower64: shifts by a variable: %llu programs, %llu cases, 0 mismatches, "
+	       "no shift by X of 32 or more\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 1000000);
+}
+
+/* tests/cbpf/shifts.bpf.c as the build made it, or built here. */
+static struct object *shifts_object(void)
+{
+	const char *b = getenv("SECBPF_BUILD_DIR"), *src = getenv("SECBPF_SOURCE_DIR");
+	char dir[] = "/tmp/secbpf-shifts-XXXXXX", path[1024], cmd[3072];
+	struct secbpf_err err = { { 0 } };
+	struct object *obj;
+
+	snprintf(path, sizeof(path), "%s/tests/cbpf_shifts.bpf.o", b ? b : ".");
+	obj = object_open_file(path, &err);
+	if (obj)
+		return obj;
+	src = src ? src : ".";
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/prog.o", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
+		 "-I'%s/include' -c '%s/tests/cbpf/shifts.bpf.c' -o '%s'",
+		 src, src, path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	obj = object_open_file(path, &err);
+	cr_assert(obj, "%s", err.msg);
+	unlink(path);
+	rmdir(dir);
+	return obj;
+}
+
+/*
+ * The C program of shifts (tests/cbpf/shifts.bpf.c; test_cbpf_kernel runs
+ * it in the kernel): one filter, nothing left to the supervisor, and the
+ * interpreter's answers on every nr it tests with counts of every class.
+ */
+Test(cbpf_lower64, shifts_program, .timeout = 120)
+{
+	static const int nrs[] = { 0,  1,  2,  3,  4,  5,   6,	 7,   8,   9,	10,  11, 12,
+				   13, 14, 15, 16, 99, 100, 131, 163, 164, 227, 399, 400 };
+	struct object *obj = shifts_object();
+	struct secbpf_err err = { { 0 } };
+	struct diff_result res = { 0 };
+	uint64_t r = 0x5851f42d4c957f2dull, direct;
+	struct cbpf_prog cp;
+	struct runtime *rt;
+	size_t n, i, j;
+
+	cr_assert_eq(obj->prog_cnt, 1);
+	cr_assert_eq(cbpf_compile(obj, &obj->progs[0], NULL, &cp, &err), 0, "%s", err.msg);
+	cr_assert_eq(cbpf_check(cp.insns, cp.len, &err), 0, "%s", err.msg);
+	cr_assert(!cp.needs_supervisor, "shifts: needs the supervisor (%s)",
+		  cp.npunts ? cp.punts[0].why : "?");
+	rt = runtime_new(obj, &obj->progs[0], &err);
+	cr_assert(rt, "%s", err.msg);
+	for (n = 0; n < sizeof(nrs) / sizeof(nrs[0]); n++)
+		for (i = 0; i < sizeof(edges) / sizeof(edges[0]) + 16; i++)
+			for (j = 0; j < sizeof(counts) / sizeof(counts[0]) + 16; j++) {
+				uint64_t a = i < sizeof(edges) / sizeof(edges[0]) ? edges[i]
+										  : diff_rand(&r);
+				uint64_t c = j < sizeof(counts) / sizeof(counts[0])
+						     ? counts[j]
+						     : diff_rand(&r) % 128;
+				struct seccomp_data sd = { .nr = nrs[n],
+							   .arch = AUDIT_ARCH_X86_64,
+							   .args = { a, c, diff_rand(&r) } };
+
+				if (j % 3 == 0)
+					sd.args[2] = c; /* a narrow count in args[2] */
+				else if (j % 3 == 1)
+					sd.args[2] = a >> (c % 64);
+				cr_assert(diff_one(rt, &cp, &sd, &res), "shifts: %s", res.msg);
+			}
+	direct = res.runs;
+	cr_assert(diff_check(rt, obj->progs[0].insns, obj->progs[0].insn_cnt, &cp, NULL, 0, 4, 461,
+			     0x5eed, &res),
+		  "shifts: %s", res.msg);
+	printf("cbpf_lower64: shifts.bpf.c: %u insns, %llu cases, 0 mismatches\n", cp.len,
+	       (unsigned long long)(direct + res.runs));
+	fflush(stdout);
+	runtime_free(rt);
+	cbpf_prog_free(&cp);
+	object_free(obj);
 }

@@ -127,13 +127,16 @@ uint32_t cbpf_sim_run_stack(const struct sock_fprog *filters, size_t n,
 			    const struct seccomp_data *sd);
 
 /* What a run leaves: A, X and M[] when it ended, the instructions it
- * executed (the RET included: the path length the kernel runs) and how
- * often it loaded each 32-bit word of seccomp_data (LD or LDX W ABS). */
+ * executed (the RET included: the path length the kernel runs), how
+ * often it loaded each 32-bit word of seccomp_data (LD or LDX W ABS) and
+ * how many shifts by X it ran with X >= 32, whose result the kernel does
+ * not define alike everywhere (a compiled filter must have none). */
 struct cbpf_sim_state {
 	uint32_t a, x;
 	uint32_t mem[BPF_MEMWORDS];
 	uint32_t steps;
 	uint32_t loads[sizeof(struct seccomp_data) / 4];	/* by offset / 4 */
+	uint32_t wide_shifts;
 };
 
 /* The simulator's ALU on A (BPF_ALU code, src the K or X operand): false

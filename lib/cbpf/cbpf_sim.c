@@ -41,7 +41,8 @@ bool cbpf_sim_alu(uint16_t code, uint32_t *a, uint32_t src)
 	case BPF_XOR: *a ^= src; break;
 	/* The kernel turns these into 32-bit eBPF shifts; x86 masks the count
 	 * to 5 bits. cbpf_check() rejects constant counts >= 32 and the
-	 * compiler never emits a variable count that could reach 32. */
+	 * compiler never emits a variable count that could reach 32
+	 * (cbpf_sim_exec() counts those that do: wide_shifts). */
 	case BPF_LSH: *a <<= src & 31; break;
 	case BPF_RSH: *a >>= src & 31; break;
 	case BPF_NEG: *a = 0u - *a; break;
@@ -109,6 +110,9 @@ uint32_t cbpf_sim_exec(const struct sock_filter *insns, size_t len, const struct
 			mem[in->k & (BPF_MEMWORDS - 1)] = *x;
 			break;
 		case BPF_ALU:
+			if (BPF_SRC(in->code) == BPF_X && src >= 32 &&
+			    (BPF_OP(in->code) == BPF_LSH || BPF_OP(in->code) == BPF_RSH))
+				st->wide_shifts++;
 			if (!cbpf_sim_alu(in->code, a, src))
 				return 0;
 			break;

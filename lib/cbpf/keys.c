@@ -20,6 +20,13 @@
 /* Conditions that lower to more instructions than this are split on a
  * key when one has few values (cbpf_key_branch). */
 #define KEY_COSTLY_INSNS 24
+/* A test that lowers (lower.c) is split on a key of more than
+ * KEY_WIDE_SPLIT_VALUES values (a shift count has 64, a byte 256) only
+ * while the split's code stays within KEY_WIDE_SPLIT_GROWTH times the
+ * test's own: 256 copies of a test would crowd the 4096 instructions of a
+ * filter for a few saved on the path. */
+#define KEY_WIDE_SPLIT_VALUES 16
+#define KEY_WIDE_SPLIT_GROWTH 4
 
 /* The length of e's cBPF lowering (both words), -1 if it has none;
  * tried in a scratch buffer. */
@@ -298,6 +305,25 @@ out:
 	return r;
 }
 
+/* The code of the split r on k's key, roughly: a compare per node of the
+ * search and the lowering of each test it leads to (t and f cost none). */
+static uint64_t key_split_size(const struct cbpf_key *k, const struct cbpf_rnode *r,
+			       const struct cbpf_rnode *t, const struct cbpf_rnode *f)
+{
+	struct cbpf_cond leaf;
+	int cost;
+
+	if (r == t || r == f || r->kind != CBPF_R_BRANCH)
+		return 0;
+	if (r->a == k->key && r->op == CBPF_C_GT && r->b->kind == CBPF_X_CONST)
+		return 2 + key_split_size(k, r->t, t, f) + key_split_size(k, r->f, t, f);
+	leaf = (struct cbpf_cond){
+		.op = r->op, .sgn = r->sgn, .is32 = r->is32, .a = r->a, .b = r->b
+	};
+	cost = cond_cost(&leaf);
+	return cost < 0 ? KEY_COSTLY_INSNS : (uint64_t)cost;
+}
+
 /* The branch on c, split on a key if c does not lower; NULL if no key
  * makes it lower. */
 static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_cond *c,
@@ -335,10 +361,15 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	}
 	nk = cbpf_keys_find(s, c->a, c->b, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES,
 			    keys);
-	for (i = 0; i < nk && !r && !s->oom; i++)
+	for (i = 0; i < nk && !r && !s->oom; i++) {
 		/* splitting a costly test on a costly key gains nothing */
-		if (cost < 0 || expr_cost(keys[i].key) <= KEY_COSTLY_INSNS)
-			r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
+		if (cost >= 0 && expr_cost(keys[i].key) > KEY_COSTLY_INSNS)
+			continue;
+		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
+		if (r && cost >= 0 && keys[i].n > KEY_WIDE_SPLIT_VALUES &&
+		    key_split_size(&keys[i], r, t, f) > KEY_WIDE_SPLIT_GROWTH * (uint64_t)cost)
+			r = NULL;
+	}
 	free(keys);
 	if (!r && !s->oom && cost >= 0) {
 		s->too_big = false;

@@ -36,6 +36,199 @@ static int lower_arsh(struct cbpf_asm *m, unsigned k, unsigned sp)
 	return 0;
 }
 
+/* ---- shifts by a variable amount ---- */
+
+/*
+ * eBPF masks a variable count by 63 (by 31 for 32-bit shifts); cBPF's
+ * shifts by X are only ever given counts in 0..31, whatever the kernel
+ * would do with more. A 64-bit shift branches on bit 5 of the count: below
+ * 32 each word takes bits from both words of a, from 32 on one word of a
+ * moves whole into the other word.
+ */
+
+/* Bit 5 of the count n from its shape, which decides the branch above
+ * without a test (x & 31, x | 32); -1 when the shape does not say. */
+static int shift_count_bit5(const struct cbpf_expr *n)
+{
+	if (n->kind == CBPF_X_TRUNC && n->width <= 5)
+		return 0;
+	if (n->kind != CBPF_X_ALU || n->b->kind != CBPF_X_CONST)
+		return -1;
+	if (n->op == BPF_AND && !(n->b->imm & 32))
+		return 0;
+	if (n->op == BPF_OR && (n->b->imm & 32))
+		return 1;
+	return -1;
+}
+
+/* A = (int32_t)A >> M[count], the count in 0..31. cBPF has no arithmetic
+ * shift; a negative word shifted is the complement of its complement
+ * shifted logically, which brings the ones in. */
+static void lower_arsh_var(struct cbpf_asm *m, unsigned count)
+{
+	uint32_t neg = cbpf_asm_label(m), pos = cbpf_asm_label(m), done = cbpf_asm_label(m);
+
+	cbpf_asm_jump(m, BPF_JMP | BPF_JSET | BPF_K, 0x80000000u, neg, pos);
+	cbpf_asm_place(m, pos);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, count);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, neg);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 0xffffffffu);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, count);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 0xffffffffu);
+	cbpf_asm_place(m, done);
+}
+
+/* A = half(a) op M[count] (op BPF_LSH, BPF_RSH or BPF_ARSH), the count in
+ * 0..31; temporaries from M[sp]. */
+static int lower_word_shift_var(struct cbpf_asm *m, cbpf_lower_half_fn half,
+				const struct cbpf_expr *a, unsigned op, unsigned count, unsigned sp)
+{
+	int rc;
+
+	if (half == cbpf_lower_hi_word && a->hi_zero) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+		return 0;
+	}
+	rc = half(m, a, sp);
+	if (rc)
+		return rc;
+	if (op == BPF_ARSH) {
+		lower_arsh_var(m, count);
+		return 0;
+	}
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, count);
+	cbpf_asm_stmt(m, BPF_ALU | op | BPF_X, 0);
+	return 0;
+}
+
+/*
+ * The word of a 64-bit shift by c = M[count] < 32 that takes bits from
+ * both words of a: left, hi(a) << c | lo(a) >> (32 - c); right (logical
+ * or arithmetic alike), lo(a) >> c | hi(a) << (32 - c). The word that
+ * crosses over is shifted by 1 and then by 31 - c (= c ^ 31), so that
+ * c = 0 never asks for a shift by 32. Temporaries from M[sp].
+ */
+static int lower_funnel_var(struct cbpf_asm *m, const struct cbpf_expr *a, bool left,
+			    unsigned count, unsigned sp)
+{
+	cbpf_lower_half_fn own = left ? cbpf_lower_hi_word : cbpf_lower_lo_word;
+	cbpf_lower_half_fn cross = left ? cbpf_lower_lo_word : cbpf_lower_hi_word;
+	uint16_t op = left ? BPF_LSH : BPF_RSH, back = left ? BPF_RSH : BPF_LSH;
+	int rc;
+
+	/* nothing crosses over */
+	if (!left && a->hi_zero)
+		return lower_word_shift_var(m, own, a, op, count, sp);
+	rc = cross(m, a, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_ALU | back | BPF_K, 1);
+	if (cbpf_lower_store_temp(m, sp))
+		return -ENOSPC;
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, count);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 31);
+	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | back | BPF_X, 0);
+	/* nothing of its own */
+	if (left && a->hi_zero)
+		return 0;
+	cbpf_asm_stmt(m, BPF_ST, sp);
+	rc = lower_word_shift_var(m, own, a, op, count, sp + 1);
+	if (rc)
+		return rc;
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	return 0;
+}
+
+/* Whether the low or high word of a 64-bit shift by 32..63 (big) or by
+ * 0..31 depends on the count: not the word every bit leaves, nor the high
+ * word of an arithmetic shift, which is all sign. */
+static bool shift64_case_uses_count(unsigned op, bool hi, bool big)
+{
+	return !big || (op == BPF_LSH && hi) || (op != BPF_LSH && !hi);
+}
+
+/*
+ * One case of the branch on bit 5 of the count (big: the count is 32..63)
+ * for the low or high word of a 64-bit shift, A holding the count when the
+ * case uses it: the count masked by 31 goes to M[sp].
+ */
+static int lower_shift64_case(struct cbpf_asm *m, unsigned op, const struct cbpf_expr *a, bool hi,
+			      bool big, unsigned sp)
+{
+	int rc;
+
+	if (!shift64_case_uses_count(op, hi, big) && op != BPF_ARSH) {
+		/* every bit shifted out */
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+		return 0;
+	}
+	if (!shift64_case_uses_count(op, hi, big)) {
+		/* the sign of hi(a), everywhere */
+		rc = cbpf_lower_hi_word(m, a, sp);
+		if (!rc) {
+			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 31);
+			cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
+		}
+		return rc;
+	}
+	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 31);
+	if (cbpf_lower_store_temp(m, sp))
+		return -ENOSPC;
+	/* big: one word of a moves whole into the other */
+	if (big)
+		return lower_word_shift_var(m, hi ? cbpf_lower_lo_word : cbpf_lower_hi_word, a, op,
+					    sp, sp + 1);
+	/* the word that bits only leave (lo for a left shift) */
+	if (hi != (op == BPF_LSH))
+		return lower_word_shift_var(m, hi ? cbpf_lower_hi_word : cbpf_lower_lo_word, a, op,
+					    sp, sp + 1);
+	return lower_funnel_var(m, a, op == BPF_LSH, sp, sp + 1);
+}
+
+/* half(e) for a shift of e->a by the variable count e->b, masked as eBPF
+ * masks it; temporaries from M[sp]. */
+static int lower_shift_var(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
+{
+	/* an arithmetic shift of a value below 2^63 is a logical one */
+	unsigned op = e->op == BPF_ARSH && e->a->hi_zero ? BPF_RSH : e->op;
+	int bit5 = e->is32 ? 0 : shift_count_bit5(e->b), rc;
+	uint32_t big, small, done;
+
+	if (bit5 >= 0 && !e->is32 && !shift64_case_uses_count(op, hi, bit5))
+		return lower_shift64_case(m, op, e->a, hi, bit5, sp);
+	rc = cbpf_lower_lo_word(m, e->b, sp);
+	if (rc)
+		return rc;
+	if (e->is32) {
+		/* the high word is zero (hi_zero): never asked for */
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 31);
+		if (cbpf_lower_store_temp(m, sp))
+			return -ENOSPC;
+		return lower_word_shift_var(m, cbpf_lower_lo_word, e->a, e->op, sp, sp + 1);
+	}
+	if (bit5 >= 0)
+		return lower_shift64_case(m, op, e->a, hi, bit5, sp);
+	big = cbpf_asm_label(m);
+	small = cbpf_asm_label(m);
+	done = cbpf_asm_label(m);
+	cbpf_asm_jump(m, BPF_JMP | BPF_JSET | BPF_K, 32, big, small);
+	cbpf_asm_place(m, small);
+	rc = lower_shift64_case(m, op, e->a, hi, false, sp);
+	if (rc)
+		return rc;
+	cbpf_asm_ja(m, done);
+	cbpf_asm_place(m, big);
+	rc = lower_shift64_case(m, op, e->a, hi, true, sp);
+	cbpf_asm_place(m, done);
+	return rc;
+}
+
 /* X = half(x) (through M[sp]), then A = half(a) (temporaries from
  * M[sp + 1]): the two operands of an ALU or jump on X. */
 static int lower_x_then_a(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *x,
@@ -420,24 +613,8 @@ static int lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned
 	default:
 		return -ENOTSUP;
 	}
-	if (e->b->kind != CBPF_X_CONST) {
-		/* Variable counts: 32-bit logical shifts only, the count masked
-		 * as eBPF does, so cBPF never sees a count >= 32. */
-		if (!e->is32 || e->op == BPF_ARSH)
-			return -ENOTSUP;
-		rc = cbpf_lower_lo_word(m, e->b, sp);
-		if (rc)
-			return rc;
-		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 31);
-		rc = cbpf_lower_store_temp(m, sp);
-		if (!rc)
-			rc = cbpf_lower_lo_word(m, e->a, sp + 1);
-		if (rc)
-			return rc;
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
-		cbpf_asm_stmt(m, BPF_ALU | e->op | BPF_X, 0);
-		return 0;
-	}
+	if (e->b->kind != CBPF_X_CONST)
+		return lower_shift_var(m, e, false, sp);
 	k = (unsigned)e->b->imm;	/* masked by the front end */
 	if (e->is32) {
 		rc = cbpf_lower_lo_word(m, e->a, sp);
@@ -538,7 +715,7 @@ static int lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned
 	case BPF_RSH:
 	case BPF_ARSH:
 		if (e->b->kind != CBPF_X_CONST)
-			return -ENOTSUP;
+			return lower_shift_var(m, e, true, sp);
 		break;
 	case BPF_MUL:
 		return lower_mul_hi(m, e, sp);

@@ -358,7 +358,8 @@ static int lower_divmod_top(struct cbpf_asm *m, const struct cbpf_expr *e, bool 
 /*
  * half(a / k) or half(a % k), unsigned, 64-bit a with its high word in
  * play and a constant k that is not 0, 1 or a power of two (those the
- * front end folds or makes shifts). -ENOTSUP for 2^32 <= k < 2^63.
+ * front end folds or makes shifts), nor 2^32 <= k < 2^63 (divided as by
+ * a variable, lower_divmod64_var).
  */
 static int lower_divmod64_const(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
 {
@@ -603,6 +604,33 @@ static void lower_sub_hi(struct cbpf_asm *m, unsigned hi, unsigned lo, unsigned 
 }
 
 /*
+ * The end of each path of a 64-bit modulo: A = the word asked for (hi or
+ * low), M[r->dh] = the other (for mod_other's memo). The words are in
+ * M[lo] and M[hi]; a hi of MOD_HI_ZERO is 0, with the low word in A.
+ */
+#define MOD_HI_ZERO UINT32_MAX
+
+static void lower_mod_words(struct cbpf_asm *m, const struct div_slots *r, bool hi, uint32_t lo_slot,
+			    uint32_t hi_slot)
+{
+	if (hi_slot == MOD_HI_ZERO) {
+		if (!hi)
+			cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		else
+			cbpf_asm_stmt(m, BPF_ST, r->dh);
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+		if (!hi) {
+			cbpf_asm_stmt(m, BPF_ST, r->dh);
+			cbpf_asm_stmt(m, BPF_MISC | BPF_TXA, 0);
+		}
+		return;
+	}
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, hi ? lo_slot : hi_slot);
+	cbpf_asm_stmt(m, BPF_ST, r->dh);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, hi ? hi_slot : lo_slot);
+}
+
+/*
  * d >= 2^32, after the long division of n >> 1 by v1: the estimate q0 =
  * q1 >> (31 - s), less one unless 0, is the quotient or one below it; the
  * remainder n - q0 * d tells which. A = the word asked for, then goto done.
@@ -667,16 +695,20 @@ static int lower_finish_wide(struct cbpf_asm *m, const struct div_slots *r, bool
 	if (!mod) {
 		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, p);
 		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_K, 1);
-	} else if (!hi) {
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rl);
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->dl);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-	} else {
-		lower_sub_hi(m, rh, rl, r->dh, r->dl);
+		cbpf_asm_ja(m, done);
+		cbpf_asm_place(m, nofix);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, p);
+		cbpf_asm_ja(m, done);
+		return 0;
 	}
-	cbpf_asm_ja(m, done);
+	lower_sub_hi(m, rh, rl, r->dh, r->dl);
+	cbpf_asm_stmt(m, BPF_ST, rh);
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rl);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->dl);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, rl);
 	cbpf_asm_place(m, nofix);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, !mod ? p : hi ? rh : rl);
+	lower_mod_words(m, r, hi, rl, rh);
 	cbpf_asm_ja(m, done);
 	return 0;
 }
@@ -685,13 +717,17 @@ static int lower_finish_wide(struct cbpf_asm *m, const struct div_slots *r, bool
  * half(n / d) or half(n % d), 64-bit and unsigned, d a variable, split on
  * d's range: 0 (eBPF's rule), below 2^16 (16-bit long division), below
  * 2^32 (normalized long division of 16-bit digits), and from 2^32 (an
- * estimate from the divisor's top word, corrected once). The high word of
- * a quotient (nonzero only when d < 2^32) is lower_div64_hi's.
+ * estimate from the divisor's top word, corrected once). A modulo leaves
+ * its other word in M[sp + 2], remembered for the next lowering that asks
+ * for it (a 64-bit compare asks for both). The high word of a quotient
+ * (nonzero only when d < 2^32, and short) is lower_div64_hi's.
  */
 static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
 {
 	struct div_slots r = div_slots(sp);
+	/* a constant divisor here is one of 2^32 <= d < 2^63 */
 	bool mod = e->op == BPF_MOD, wide = !e->b->hi_zero;
+	bool narrow_too = e->b->kind != CBPF_X_CONST;
 	uint32_t narrow = cbpf_asm_label(m), zero = cbpf_asm_label(m), nonzero = cbpf_asm_label(m);
 	uint32_t by_limb = cbpf_asm_label(m), by_word = cbpf_asm_label(m);
 	uint32_t big = cbpf_asm_label(m), longdiv = cbpf_asm_label(m);
@@ -710,39 +746,35 @@ static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, boo
 		rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, e->b, r.dl);
 	if (rc)
 		return rc;
-	if (wide) {
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dh);
-		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, narrow, big);
-	}
-	cbpf_asm_place(m, narrow);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dl);
-	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
-	cbpf_asm_place(m, nonzero);
-	if (hi) {
-		/* hi(n % d) = 0 for 0 < d < 2^32 */
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-		cbpf_asm_ja(m, done);
-	} else {
+	if (narrow_too) {
+		if (wide) {
+			cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dh);
+			cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, narrow, big);
+		}
+		cbpf_asm_place(m, narrow);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dl);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
+		cbpf_asm_place(m, nonzero);
 		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, CBPF_LIMB, by_word, by_limb);
 		cbpf_asm_place(m, by_limb);
 		lower_div_by_limb(m, &r, mod);
+		if (mod)
+			lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
 		cbpf_asm_ja(m, done);
 	}
 	if (wide) {
 		cbpf_asm_place(m, big);
 		lower_setup_wide(m, &r);
-		if (!hi)
+		if (narrow_too)
 			cbpf_asm_ja(m, longdiv);
 	}
-	if (!hi) {
+	if (narrow_too) {
 		cbpf_asm_place(m, by_word);
 		lower_setup_narrow(m, &r);
 	}
-	if (wide || !hi) {
-		cbpf_asm_place(m, longdiv);
-		lower_long_division(m, &r);
-	}
-	if (wide && !hi) {
+	cbpf_asm_place(m, longdiv);
+	lower_long_division(m, &r);
+	if (wide && narrow_too) {
 		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.s);
 		cbpf_asm_jump(m, BPF_JMP | BPF_JSET | BPF_K, DIV_WIDE_FLAG, finish_wide,
 			      finish_narrow);
@@ -753,23 +785,26 @@ static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, boo
 		if (rc)
 			return rc;
 	}
-	if (!hi) {
+	if (narrow_too) {
 		cbpf_asm_place(m, finish_narrow);
 		if (mod) {
 			cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r.s);
 			cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.un);
 			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
+			lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
 		} else {
 			lower_long_quotient(m, &r);
 		}
 		cbpf_asm_ja(m, done);
+		cbpf_asm_place(m, zero);
+		if (mod)
+			lower_mod_words(m, &r, hi, r.nl, r.nh);
+		else
+			cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
 	}
-	cbpf_asm_place(m, zero);
-	if (mod)
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, hi ? r.nh : r.nl);
-	else
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
 	cbpf_asm_place(m, done);
+	if (mod)
+		cbpf_asm_memo_add(m, e, !hi, r.dh);
 	return 0;
 }
 
@@ -835,6 +870,10 @@ int cbpf_lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, un
 	if (e->sgn)
 		return -ENOTSUP;
 	if (e->b->kind == CBPF_X_CONST) {
+		uint64_t k = e->b->imm;
+
+		if (!e->is32 && !e->a->hi_zero && k >> 32 && !(k >> 63))
+			return lower_divmod64_var(m, e, hi, sp);
 		if (!hi && (e->is32 || e->a->hi_zero))
 			return lower_divmod(m, e, sp);
 		return lower_divmod64_const(m, e, hi, sp);
