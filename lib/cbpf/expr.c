@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdlib.h>
 
 #include "cbpf/cbpf_internal.h"
 #include "vm/alu.h"
@@ -314,7 +313,7 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 	t.sgn = sgn;
 	if (a->kind == CBPF_X_CONST && b->kind == CBPF_X_CONST)
 		return cbpf_expr_const(s, cbpf_alu_eval(op, is32, sgn, a->imm, b->imm));
-	if (sgn && getenv("NOSGN") == NULL)
+	if (sgn)
 		return expr_signed_divmod(s, op, is32, a, b);
 	if (op_commutes(op) && a->kind == CBPF_X_CONST) {
 		const struct cbpf_expr *s = a;
