@@ -20,7 +20,7 @@
 #define PUNT_SEEDS 1500
 /* Programs per thousand whose filter contains USER_NOTIF, at most: lower
  * it when the compiler lowers more. */
-#define PUNT_MAX_PERMILLE 124
+#define PUNT_MAX_PERMILLE 6
 /* Inputs per program: a few nr, every edge and constant as arguments. */
 #define PUNT_NR_UPTO 8
 #define PUNT_STEP_INPUTS 8

@@ -14,22 +14,84 @@ uint32_t cbpf_asm_label(struct cbpf_asm *m)
 	if (m->nlab == m->labcap) {
 		uint32_t cap = m->labcap ? m->labcap * 2 : 256;
 		uint32_t *n = realloc(m->lab, cap * sizeof(*n));
+		uint32_t *from;
 
 		if (!n) {
 			m->oom = true;
 			return 0;
 		}
 		m->lab = n;
+		from = realloc(m->lab_from, cap * sizeof(*from));
+		if (!from) {
+			m->oom = true;
+			return 0;
+		}
+		m->lab_from = from;
 		m->labcap = cap;
 	}
 	m->lab[m->nlab] = CBPF_ASM_NO_LABEL;
+	m->lab_from[m->nlab] = CBPF_ASM_NO_LABEL;
 	return m->nlab++;
+}
+
+/* Forget the memos that keep(memo, arg) rejects. */
+static void asm_memo_filter(struct cbpf_asm *m, bool (*keep)(const struct cbpf_asm_memo *, uint32_t),
+			    uint32_t arg)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < m->nmemo; i++)
+		if (keep(&m->memo[i], arg))
+			m->memo[n++] = m->memo[i];
+	m->nmemo = n;
+}
+
+static bool memo_made_before(const struct cbpf_asm_memo *e, uint32_t first_jump)
+{
+	return e->created < first_jump;
+}
+
+static bool memo_not_in(const struct cbpf_asm_memo *e, uint32_t slot)
+{
+	return e->slot != slot;
 }
 
 void cbpf_asm_place(struct cbpf_asm *m, uint32_t label)
 {
-	if (!m->oom)
-		m->lab[label] = m->n;
+	if (m->oom)
+		return;
+	m->lab[label] = m->n;
+	/* A jump from before a memo's store skips it. */
+	if (m->lab_from[label] != CBPF_ASM_NO_LABEL)
+		asm_memo_filter(m, memo_made_before, m->lab_from[label]);
+}
+
+void cbpf_asm_memo_add(struct cbpf_asm *m, const void *expr, bool hi, unsigned slot)
+{
+	if (m->oom || !m->n)
+		return;
+	if (m->nmemo == m->memocap) {
+		uint32_t cap = m->memocap ? m->memocap * 2 : 16;
+		struct cbpf_asm_memo *n = realloc(m->memo, cap * sizeof(*n));
+
+		if (!n) {
+			m->oom = true;
+			return;
+		}
+		m->memo = n;
+		m->memocap = cap;
+	}
+	m->memo[m->nmemo++] = (struct cbpf_asm_memo){ expr, hi, (uint8_t)slot, m->n - 1 };
+}
+
+int cbpf_asm_memo_find(const struct cbpf_asm *m, const void *expr, bool hi)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nmemo; i++)
+		if (m->memo[i].expr == expr && m->memo[i].hi == hi)
+			return m->memo[i].slot;
+	return -1;
 }
 
 static void asm_append(struct cbpf_asm *m, uint16_t code, uint32_t k, uint32_t lt, uint32_t lf)
@@ -45,6 +107,12 @@ static void asm_append(struct cbpf_asm *m, uint16_t code, uint32_t k, uint32_t l
 		m->v = n;
 		m->cap = cap;
 	}
+	if (lt != CBPF_ASM_NO_LABEL && lt < m->nlab && m->lab_from[lt] == CBPF_ASM_NO_LABEL)
+		m->lab_from[lt] = m->n;
+	if (lf != CBPF_ASM_NO_LABEL && lf < m->nlab && m->lab_from[lf] == CBPF_ASM_NO_LABEL)
+		m->lab_from[lf] = m->n;
+	if (BPF_CLASS(code) == BPF_ST || BPF_CLASS(code) == BPF_STX)
+		asm_memo_filter(m, memo_not_in, k);
 	m->v[m->n++] = (struct cbpf_asm_insn){ code, k, lt, lf };
 }
 
@@ -178,5 +246,7 @@ void cbpf_asm_free(struct cbpf_asm *m)
 {
 	free(m->v);
 	free(m->lab);
+	free(m->lab_from);
+	free(m->memo);
 	memset(m, 0, sizeof(*m));
 }

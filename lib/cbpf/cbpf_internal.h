@@ -3,7 +3,8 @@
  * What the files of lib/cbpf share and callers outside it do not see: the
  * symbolic expressions and residual trees the front end (expr.c,
  * partition.c, explore.c) builds, and the back end that lays them out as
- * cBPF: the label assembler (asm.c), the 64-bit lowering (lower.c),
+ * cBPF: the label assembler (asm.c), the 64-bit lowering (lower.c,
+ * lower_div.c),
  * residuals as word tests (words.c, words_emit.c), the listener guard
  * (guard.c), the layout (layout.c) and the split into stacked filters
  * (split.c).
@@ -288,11 +289,27 @@ struct cbpf_asm_insn {
 	uint32_t lt, lf;	/* labels: JA uses lt; conditionals both */
 };
 
+/*
+ * A word of an expression that the code so far has left in M[slot] on
+ * every path to the next instruction: the ST that made it is at
+ * `created`. Stores to the slot, and labels that a jump from before
+ * `created` reaches, forget it.
+ */
+struct cbpf_asm_memo {
+	const void *expr;
+	bool hi;
+	uint8_t slot;
+	uint32_t created;
+};
+
 struct cbpf_asm {
 	struct cbpf_asm_insn *v;
 	uint32_t n, cap;
 	uint32_t *lab;		/* label -> index of the instruction it names */
+	uint32_t *lab_from;	/* label -> index of its first jump, or NO_LABEL */
 	uint32_t nlab, labcap;
+	struct cbpf_asm_memo *memo;
+	uint32_t nmemo, memocap;
 	bool oom;
 };
 
@@ -306,6 +323,11 @@ void cbpf_asm_stmt(struct cbpf_asm *m, uint16_t code, uint32_t k);
 void cbpf_asm_ja(struct cbpf_asm *m, uint32_t label);
 /* A conditional jump to labels lt/lf (a JA when they are the same). */
 void cbpf_asm_jump(struct cbpf_asm *m, uint16_t code, uint32_t k, uint32_t lt, uint32_t lf);
+/* Remember that M[slot] holds the hi or low word of expr, stored by the
+ * instruction just appended. */
+void cbpf_asm_memo_add(struct cbpf_asm *m, const void *expr, bool hi, unsigned slot);
+/* The slot holding that word here, or -1. */
+int cbpf_asm_memo_find(const struct cbpf_asm *m, const void *expr, bool hi);
 /* Every label used is placed after its user (cBPF jumps forward only). */
 bool cbpf_asm_labels_forward(const struct cbpf_asm *m);
 /* Labels to offsets, with JA trampolines where a jump is beyond 8 bits;
@@ -322,6 +344,18 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 typedef int (*cbpf_lower_half_fn)(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp);
 /* M[slot] = A; -ENOSPC past the 16 slots. */
 int cbpf_lower_store_temp(struct cbpf_asm *m, unsigned slot);
+/* M[slot] = half(e), temporaries above slot. */
+int cbpf_lower_word_to(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *e,
+		       unsigned slot);
+#define CBPF_LIMB 0x10000u	/* the base of 16-bit limbs */
+/* A = the low (hi16: high) 16 bits of M[slot]. */
+void cbpf_lower_limb(struct cbpf_asm *m, unsigned slot, bool hi16);
+/* A = the high 32 bits of the 64-bit product of M[s] and M[s + 1];
+ * M[s + 2] and M[s + 3] are scratch. */
+int cbpf_lower_mulhi32(struct cbpf_asm *m, unsigned s);
+/* A = the low (hi: high) word of e, an unsigned or signed division or
+ * modulo (lower_div.c). */
+int cbpf_lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp);
 /* The BPF_JMP opcode (without K/X) of an enum cbpf_cond_op. */
 uint16_t cbpf_lower_jump_op(unsigned op);
 /* if (n->a op n->b) goto lt else lf, for 64-bit or 32-bit operands. */

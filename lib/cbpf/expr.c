@@ -222,9 +222,18 @@ static bool op_commutes(unsigned op)
 	return op == BPF_ADD || op == BPF_MUL || op == BPF_AND || op == BPF_OR || op == BPF_XOR;
 }
 
+/* Whether q is x / y, of the same width. */
+static bool expr_quotient_of(const struct cbpf_expr *x, const struct cbpf_expr *q,
+			     const struct cbpf_expr *y, bool is32)
+{
+	return q->kind == CBPF_X_ALU && q->op == BPF_DIV && q->is32 == is32 && q->a == x &&
+	       q->b == y;
+}
+
 /* op(a, b) with constant folding and the few rewrites the partitioning
  * relies on (constants on the right, chains of constant adds folded, the
- * shift pairs clang uses for sign and zero extension recognized). */
+ * shift pairs clang uses for sign and zero extension recognized, and
+ * clang's x - x / y * y for a modulo). */
 const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is32, bool sgn,
 				      const struct cbpf_expr *a, const struct cbpf_expr *b)
 {
@@ -304,6 +313,15 @@ const struct cbpf_expr *cbpf_expr_alu(struct cbpf_store *s, unsigned op, bool is
 		b = cbpf_expr_const(s, k);
 		if (!b)
 			return NULL;
+	}
+	/* x - (x / y) * y, which clang writes for x % y: the modulo itself */
+	if (op == BPF_SUB && b->kind == CBPF_X_ALU && b->op == BPF_MUL && b->is32 == is32) {
+		const struct cbpf_expr *q = expr_quotient_of(a, b->a, b->b, is32) ? b->a
+					    : expr_quotient_of(a, b->b, b->a, is32) ? b->b
+										  : NULL;
+
+		if (q)
+			return cbpf_expr_alu(s, BPF_MOD, is32, q->sgn, a, q->b);
 	}
 	t.a = a;
 	t.b = b;

@@ -296,94 +296,24 @@ static int lower_lo_rsh64(struct cbpf_asm *m, const struct cbpf_expr *a, unsigne
 	return 0;
 }
 
-/* 32-bit (or 64-bit with both halves known zero above) unsigned division
- * and modulo. eBPF defines x / 0 = 0 and x % 0 = x; cBPF would end the
- * filter (KILL), so a variable divisor is tested first. */
-static int lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
-{
-	bool mod = e->op == BPF_MOD;
-	uint32_t zero, done, nonzero;
-	int rc;
-
-	if (e->b->kind == CBPF_X_CONST) {
-		uint32_t k = (uint32_t)e->b->imm;
-
-		if (!e->is32 && e->b->imm >> 32)
-			return -ENOTSUP;
-		if (k == 0)
-			return -ENOTSUP;	/* folded by the front end */
-		rc = cbpf_lower_lo_word(m, e->a, sp);
-		if (rc)
-			return rc;
-		if (!mod) {
-			cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-			return 0;
-		}
-		if (cbpf_lower_store_temp(m, sp))
-			return -ENOSPC;
-		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, k);
-		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-		return 0;
-	}
-	if (!e->is32 && !e->b->hi_zero)
-		return -ENOTSUP;
-	rc = cbpf_lower_lo_word(m, e->b, sp);
-	if (!rc)
-		rc = cbpf_lower_store_temp(m, sp);
-	if (!rc)
-		rc = cbpf_lower_lo_word(m, e->a, sp + 1);
-	if (!rc)
-		rc = cbpf_lower_store_temp(m, sp + 1);
-	if (rc)
-		return rc;
-	zero = cbpf_asm_label(m);
-	done = cbpf_asm_label(m);
-	nonzero = cbpf_asm_label(m);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
-	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
-	cbpf_asm_place(m, nonzero);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
-	if (mod) {
-		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
-		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-	}
-	cbpf_asm_ja(m, done);
-	cbpf_asm_place(m, zero);
-	if (mod)
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 1);
-	else
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-	cbpf_asm_place(m, done);
-	return 0;
-}
-
-/* ---- 64-bit multiplication and division by a constant, in 32-bit words ---- */
-
-#define LIMB 0x10000u		/* the base of 16-bit limbs */
+/* ---- 64-bit multiplication, in 32-bit words ---- */
 
 /* A = M[x] op-limb: its low (lo16) or high 16 bits. */
-static void lower_limb(struct cbpf_asm *m, unsigned slot, bool hi16)
+void cbpf_lower_limb(struct cbpf_asm *m, unsigned slot, bool hi16)
 {
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
 	if (hi16)
 		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
 	else
-		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, LIMB - 1);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, CBPF_LIMB - 1);
 }
 
 /* A = limb(M[x]) * limb(M[y]), a product of 16-bit limbs (exact in 32 bits). */
 static void lower_limb_mul(struct cbpf_asm *m, unsigned x, bool xhi, unsigned y, bool yhi)
 {
-	lower_limb(m, y, yhi);
+	cbpf_lower_limb(m, y, yhi);
 	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	lower_limb(m, x, xhi);
+	cbpf_lower_limb(m, x, xhi);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
 }
 
@@ -393,7 +323,7 @@ static void lower_limb_mul(struct cbpf_asm *m, unsigned x, bool xhi, unsigned y,
  * four products of 16-bit limbs, none of which overflows. M[s + 2] and
  * M[s + 3] are scratch.
  */
-static int lower_mulhi32(struct cbpf_asm *m, unsigned s)
+int cbpf_lower_mulhi32(struct cbpf_asm *m, unsigned s)
 {
 	if (s + 3 >= BPF_MEMWORDS)
 		return -ENOSPC;
@@ -411,7 +341,7 @@ static int lower_mulhi32(struct cbpf_asm *m, unsigned s)
 	/* t2 = x0 * y1 + (t1 & 0xffff) (< 2^32); M[s + 3] += t2 >> 16 */
 	lower_limb_mul(m, s, false, s + 1, true);
 	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	lower_limb(m, s + 2, false);
+	cbpf_lower_limb(m, s + 2, false);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 16);
 	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, s + 3);
@@ -425,12 +355,17 @@ static int lower_mulhi32(struct cbpf_asm *m, unsigned s)
 }
 
 /* M[slot] = half(e), temporaries above slot. */
-static int lower_word_to(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *e,
-			 unsigned slot)
+int cbpf_lower_word_to(struct cbpf_asm *m, cbpf_lower_half_fn half, const struct cbpf_expr *e,
+		       unsigned slot)
 {
 	int rc = half(m, e, slot);
+	const struct cbpf_asm_insn *last = m->n ? &m->v[m->n - 1] : NULL;
 
-	return rc ? rc : cbpf_lower_store_temp(m, slot);
+	if (rc)
+		return rc;
+	if (last && last->code == BPF_ST && last->k == slot)
+		return 0;	/* the memo's store */
+	return cbpf_lower_store_temp(m, slot);
 }
 
 /* A = hi(a * b) = hi(lo(a) * lo(b)) + lo(a) * hi(b) + hi(a) * lo(b), mod 2^32. */
@@ -439,11 +374,11 @@ static int lower_mul_hi(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned 
 	const struct cbpf_expr *a = e->a, *b = e->b;
 	int rc;
 
-	rc = lower_word_to(m, cbpf_lower_lo_word, a, sp);
+	rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, a, sp);
 	if (!rc)
-		rc = lower_word_to(m, cbpf_lower_lo_word, b, sp + 1);
+		rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, b, sp + 1);
 	if (!rc)
-		rc = lower_mulhi32(m, sp);
+		rc = cbpf_lower_mulhi32(m, sp);
 	if (!rc)
 		rc = cbpf_lower_store_temp(m, sp + 2);
 	if (!rc && !b->hi_zero) {
@@ -469,287 +404,6 @@ static int lower_mul_hi(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned 
 	if (!rc)
 		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp + 2);
 	return rc;
-}
-
-/* A = M[slot] % k, by M[slot] - M[slot] / k * k. */
-static void lower_mod_k(struct cbpf_asm *m, unsigned slot, uint32_t k)
-{
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-}
-
-/* One step of the long division below: M[sp] and A become
- * (M[sp] % k) << 16 | the high (hi_limb) or low 16 bits of M[sp + 1]. */
-static void lower_divmod_digit(struct cbpf_asm *m, unsigned sp, uint32_t k, bool hi_limb)
-{
-	lower_mod_k(m, sp, k);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, sp);
-	lower_limb(m, sp + 1, hi_limb);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp);
-}
-
-/*
- * lo(a / k) or lo(a % k) for a constant 1 < k < 2^16: long division of
- * hi(a) and the two 16-bit limbs of lo(a), each step dividing a number
- * below k * 2^16 with cBPF's 32-bit division. M[sp..sp + 2] are used.
- */
-static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uint32_t k,
-			      unsigned sp)
-{
-	bool mod = e->op == BPF_MOD;
-	int rc;
-
-	if (sp + 2 >= BPF_MEMWORDS)
-		return -ENOSPC;
-	rc = lower_word_to(m, cbpf_lower_hi_word, e->a, sp);
-	if (!rc)
-		rc = lower_word_to(m, cbpf_lower_lo_word, e->a, sp + 1);
-	if (rc)
-		return rc;
-	/* n1 = (hi(a) % k) << 16 | lo(a) >> 16; q1 = n1 / k */
-	lower_divmod_digit(m, sp, k, true);
-	if (!mod) {
-		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-		cbpf_asm_stmt(m, BPF_ST, sp + 2);
-	}
-	/* n0 = (n1 % k) << 16 | lo(a) & 0xffff; q0 = n0 / k */
-	lower_divmod_digit(m, sp, k, false);
-	if (mod) {
-		lower_mod_k(m, sp, k);
-		return 0;
-	}
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 2);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	return 0;
-}
-
-/*
- * One digit of the normalized long division (Knuth's algorithm D with
- * 16-bit digits): M[q] = M[n] / vn1 and M[rh] = its remainder, then the
- * estimate corrected at most twice while q >= 2^16 or q * vn0 > rhat *
- * 2^16 + digit, digit being the high (hi16) or low limb of M[u].
- * M[t] is scratch.
- */
-static void lower_div_digit(struct cbpf_asm *m, unsigned n, unsigned u, bool hi16, unsigned q,
-			    unsigned rh, unsigned t, uint32_t vn1, uint32_t vn0)
-{
-	uint32_t done = cbpf_asm_label(m);
-	int pass;
-
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, vn1);
-	cbpf_asm_stmt(m, BPF_ST, q);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, vn1);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, rh);
-	for (pass = 0; pass < 2; pass++) {
-		uint32_t fix = cbpf_asm_label(m), cmp = cbpf_asm_label(m);
-
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
-		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, LIMB, fix, cmp);
-		cbpf_asm_place(m, cmp);
-		lower_limb(m, u, hi16);
-		cbpf_asm_stmt(m, BPF_ST, t);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rh);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, t);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
-		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, vn0);
-		cbpf_asm_jump(m, BPF_JMP | BPF_JGT | BPF_X, 0, fix, done);
-		cbpf_asm_place(m, fix);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, 1);
-		cbpf_asm_stmt(m, BPF_ST, q);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, rh);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_K, vn1);
-		cbpf_asm_stmt(m, BPF_ST, rh);
-		if (pass == 0) {
-			uint32_t again = cbpf_asm_label(m);
-
-			cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, LIMB, done, again);
-			cbpf_asm_place(m, again);
-		}
-	}
-	cbpf_asm_place(m, done);
-}
-
-/* M[n] = (M[n] << 16) + limb(M[u]) - M[q] * v, mod 2^32: the partial
- * remainder after a digit. */
-static void lower_div_remainder(struct cbpf_asm *m, unsigned n, unsigned u, bool hi16, unsigned q,
-				uint32_t v)
-{
-	lower_limb(m, u, hi16);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_ADD | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, n);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, v);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, n);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, n);
-}
-
-/*
- * lo(a / k) or lo(a % k) for a constant 2^16 <= k < 2^32: hi(a) % k and
- * lo(a) make a two-word number whose quotient by k fits 32 bits, divided
- * in two 16-bit digits after shifting k until its top bit is set.
- * M[sp..sp + 5] are used.
- */
-static int lower_divmod_word(struct cbpf_asm *m, const struct cbpf_expr *e, uint32_t k,
-			     unsigned sp)
-{
-	unsigned shift = (unsigned)__builtin_clz(k);
-	uint32_t v = k << shift, vn1 = v >> 16, vn0 = v & (LIMB - 1);
-	unsigned n = sp, u = sp + 1, q1 = sp + 2, q0 = sp + 3, rh = sp + 4, t = sp + 5;
-	int rc;
-
-	if (t >= BPF_MEMWORDS)
-		return -ENOSPC;
-	rc = lower_word_to(m, cbpf_lower_hi_word, e->a, n);
-	if (!rc)
-		rc = lower_word_to(m, cbpf_lower_lo_word, e->a, u);
-	if (rc)
-		return rc;
-	/* n = (hi(a) % k) << shift | lo(a) >> (32 - shift); u = lo(a) << shift */
-	lower_mod_k(m, n, k);
-	if (shift) {
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, shift);
-		cbpf_asm_stmt(m, BPF_ST, n);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, u);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 32 - shift);
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, n);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-		cbpf_asm_stmt(m, BPF_ST, n);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, u);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, shift);
-		cbpf_asm_stmt(m, BPF_ST, u);
-	} else {
-		cbpf_asm_stmt(m, BPF_ST, n);
-	}
-	lower_div_digit(m, n, u, true, q1, rh, t, vn1, vn0);
-	lower_div_remainder(m, n, u, true, q1, v);
-	lower_div_digit(m, n, u, false, q0, rh, t, vn1, vn0);
-	if (e->op == BPF_MOD) {
-		lower_div_remainder(m, n, u, false, q0, v);
-		if (shift)
-			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, shift);
-		return 0;
-	}
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, q1);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, q0);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	return 0;
-}
-
-/*
- * half(a / k) or half(a % k) for a constant k >= 2^63: the quotient is
- * a >= k, the remainder a - k when it is 1. Temporaries from M[sp].
- */
-static int lower_divmod_top(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, uint64_t k,
-			    unsigned sp)
-{
-	uint32_t one = cbpf_asm_label(m), zero = cbpf_asm_label(m), eq = cbpf_asm_label(m);
-	uint32_t lo = cbpf_asm_label(m), done = cbpf_asm_label(m);
-	uint32_t khi = (uint32_t)(k >> 32), klo = (uint32_t)k;
-	int rc;
-
-	rc = cbpf_lower_hi_word(m, e->a, sp);
-	if (rc)
-		return rc;
-	cbpf_asm_jump(m, BPF_JMP | BPF_JGT | BPF_K, khi, one, eq);
-	cbpf_asm_place(m, eq);
-	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, khi, lo, zero);
-	cbpf_asm_place(m, lo);
-	rc = cbpf_lower_lo_word(m, e->a, sp);
-	if (rc)
-		return rc;
-	cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, klo, one, zero);
-	cbpf_asm_place(m, zero);
-	if (e->op == BPF_DIV)
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-	else
-		rc = hi ? cbpf_lower_hi_word(m, e->a, sp) : cbpf_lower_lo_word(m, e->a, sp);
-	if (rc)
-		return rc;
-	cbpf_asm_ja(m, done);
-	cbpf_asm_place(m, one);
-	if (e->op == BPF_DIV) {
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, hi ? 0 : 1);
-	} else if (!hi) {
-		rc = cbpf_lower_lo_word(m, e->a, sp);
-		if (rc)
-			return rc;
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, klo);
-	} else {
-		/* hi(a) - hi(k) - (lo(a) < lo(k)), mod 2^32 */
-		uint32_t borrow = cbpf_asm_label(m), sub = cbpf_asm_label(m);
-
-		rc = cbpf_lower_lo_word(m, e->a, sp);
-		if (rc)
-			return rc;
-		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, klo, sub, borrow);
-		cbpf_asm_place(m, borrow);
-		rc = cbpf_lower_hi_word(m, e->a, sp);
-		if (rc)
-			return rc;
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, khi + 1);
-		cbpf_asm_ja(m, done);
-		cbpf_asm_place(m, sub);
-		rc = cbpf_lower_hi_word(m, e->a, sp);
-		if (rc)
-			return rc;
-		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_K, khi);
-	}
-	cbpf_asm_place(m, done);
-	return 0;
-}
-
-/*
- * half(a / k) or half(a % k), unsigned, 64-bit a with its high word in
- * play and a constant k that is not 0, 1 or a power of two (those the
- * front end folds or makes shifts). -ENOTSUP for 2^32 <= k < 2^63.
- */
-static int lower_divmod64_const(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi,
-				unsigned sp)
-{
-	uint64_t k = e->b->imm;
-
-	if (k >> 63)
-		return lower_divmod_top(m, e, hi, k, sp);
-	if (k >> 32 || k < 2)
-		return -ENOTSUP;
-	if (hi && e->op == BPF_MOD) {
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);	/* below k < 2^32 */
-		return 0;
-	}
-	if (hi) {
-		/* hi(a / k) = hi(a) / k */
-		int rc = cbpf_lower_hi_word(m, e->a, sp);
-
-		if (!rc)
-			cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, (uint32_t)k);
-		return rc;
-	}
-	if (k < LIMB)
-		return lower_divmod_small(m, e, (uint32_t)k, sp);
-	return lower_divmod_word(m, e, (uint32_t)k, sp);
 }
 
 /* A = 0 if the jump code/k (on A and K or X) is taken, else 1. */
@@ -789,7 +443,7 @@ static int lower_add_carry(struct cbpf_asm *m, const struct cbpf_expr *e, unsign
 	return cbpf_lower_store_temp(m, sp);
 }
 
-int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+static int lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
 {
 	unsigned k;
 	int rc;
@@ -843,12 +497,7 @@ int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		return lower_binary(m, e->op, cbpf_lower_lo_word, e->a, e->b, sp);
 	case BPF_DIV:
 	case BPF_MOD:
-		if (e->sgn)
-			return -ENOTSUP;
-		if (!e->is32 && !e->a->hi_zero)
-			return e->b->kind == CBPF_X_CONST ? lower_divmod64_const(m, e, false, sp)
-							  : -ENOTSUP;
-		return lower_divmod(m, e, sp);
+		return cbpf_lower_divmod(m, e, false, sp);
 	case BPF_LSH:
 	case BPF_RSH:
 	case BPF_ARSH:
@@ -885,7 +534,7 @@ int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 	return lower_lo_rsh64(m, e->a, k, sp);
 }
 
-int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+static int lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
 {
 	unsigned k;
 	int rc;
@@ -958,9 +607,7 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		return lower_mul_hi(m, e, sp);
 	case BPF_DIV:
 	case BPF_MOD:
-		if (e->sgn || e->b->kind != CBPF_X_CONST)
-			return -ENOTSUP;
-		return lower_divmod64_const(m, e, true, sp);
+		return cbpf_lower_divmod(m, e, true, sp);
 	default:
 		return -ENOTSUP;
 	}
@@ -995,6 +642,43 @@ int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned s
 		return 0;
 	}
 	return lower_arsh(m, k >= 32 ? 31 : k, sp);
+}
+
+/* ---- each word computed once where it can be ---- */
+
+/* Longer code than this for one word is kept in M[sp] for reuse. */
+#define MEMO_MIN_INSNS 24
+
+/* half(e), or M[slot] when a memo says the code so far has put it there;
+ * a word that took more than MEMO_MIN_INSNS is stored in M[sp] and
+ * remembered (lib/cbpf/asm.c forgets it where a path skips its store or
+ * the slot is overwritten). */
+static int lower_word_memo(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
+{
+	int slot = cbpf_asm_memo_find(m, e, hi);
+	uint32_t start = m->n;
+	int rc;
+
+	if (slot >= 0) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, (uint32_t)slot);
+		return 0;
+	}
+	rc = hi ? lower_hi_word(m, e, sp) : lower_lo_word(m, e, sp);
+	if (!rc && m->n - start > MEMO_MIN_INSNS && sp < BPF_MEMWORDS) {
+		cbpf_asm_stmt(m, BPF_ST, sp);
+		cbpf_asm_memo_add(m, e, hi, sp);
+	}
+	return rc;
+}
+
+int cbpf_lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	return lower_word_memo(m, e, false, sp);
+}
+
+int cbpf_lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned sp)
+{
+	return lower_word_memo(m, e, true, sp);
 }
 
 /* ---- conditions ---- */
@@ -1097,29 +781,35 @@ int cbpf_lower_cond(struct cbpf_asm *m, const struct cbpf_rnode *n, uint32_t lt,
 
 /* ---- why a test has no lowering ---- */
 
-static bool lower_expr_ok(const struct cbpf_expr *e)
+/* 0, or why e has no lowering: -ENOTSUP, -ENOSPC or -ENOMEM. */
+static int lower_expr_rc(const struct cbpf_expr *e)
 {
 	struct cbpf_asm m = { 0 };
 	int rc = cbpf_lower_lo_word(&m, e, 0);
 
 	if (!rc && !e->hi_zero)
 		rc = cbpf_lower_hi_word(&m, e, 0);
-	rc = rc || m.oom;
+	if (!rc && m.oom)
+		rc = -ENOMEM;
 	cbpf_asm_free(&m);
-	return rc == 0;
+	return rc;
 }
 
 /* The innermost operation of e with no lowering, in words; NULL if none. */
 static const char *lower_expr_why(const struct cbpf_expr *e)
 {
 	const char *why;
+	int rc;
 
 	if (e->a && (why = lower_expr_why(e->a)))
 		return why;
 	if (e->b && (why = lower_expr_why(e->b)))
 		return why;
-	if (lower_expr_ok(e))
+	rc = lower_expr_rc(e);
+	if (!rc)
 		return NULL;
+	if (rc == -ENOSPC)
+		return "an expression nested too deep for cBPF's 16 scratch words";
 	if (e->kind == CBPF_X_BSWAP)
 		return "byte swap";
 	if (e->kind != CBPF_X_ALU)
