@@ -266,6 +266,58 @@ Test(cbpf_lower64, product_of_two_arguments)
 	cr_assert_geq(st.cases, 300000);
 }
 
+/* Divisors of args[1] for a / b: every constant above, and random ones of
+ * each range (below 2^16, below 2^32, with a high word of any size). */
+#define VAR_DIVISORS 96
+#define VAR_DIVIDENDS 250
+
+Test(cbpf_lower64, quotient_of_two_arguments)
+{
+	static const uint8_t ops[] = { BPF_DIV, BPF_MOD };
+	static uint64_t a[VAR_DIVISORS * VAR_DIVIDENDS], b[VAR_DIVISORS * VAR_DIVIDENDS];
+	static uint64_t v[RANDOM_INPUTS + 64];
+	uint64_t divisors[VAR_DIVISORS], r = 0x853c49e6748fea9bull;
+	struct lower_stats st = { 0 };
+	size_t i, j, n = 0, nk = sizeof(constants) / sizeof(constants[0]);
+	unsigned cls, s, oi;
+
+	for (i = 0; i < VAR_DIVISORS; i++) {
+		uint64_t x = diff_rand(&r);
+
+		divisors[i] = i < nk		? constants[i]
+			      : i % 3 == 0	? x & 0xffff
+			      : i % 3 == 1	? (uint32_t)x
+						: x >> (diff_rand(&r) % 32);
+	}
+	for (i = 0; i < VAR_DIVISORS; i++) {
+		size_t nv = dividends(divisors[i], v, &r);
+
+		/* the edges, then a sample of the rest */
+		for (j = 0; j < VAR_DIVIDENDS; j++) {
+			a[n] = j < sizeof(edges) / sizeof(edges[0]) ? v[j]
+								    : v[diff_rand(&r) % nv];
+			b[n++] = divisors[i];
+		}
+	}
+	for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+		for (cls = 0; cls < 2; cls++)
+			for (s = 0; s < (cls ? 3u : SLICES); s++) {
+				struct lower_prog p;
+				char what[64];
+
+				build(&p, cls ? BPF_ALU : BPF_ALU64, ops[oi], true, 0,
+				      s == 5 ? 52 : s * 12);
+				snprintf(what, sizeof(what), "%s %s args[1], bits %u",
+					 cls ? "w" : "r", ops[oi] == BPF_DIV ? "/" : "%",
+					 s == 5 ? 52 : s * 12);
+				check(&p, what, false, a, b, n, &st);
+			}
+	printf("cbpf_lower64: a / b and a %% b: %llu programs, %llu cases, 0 mismatches\n",
+	       (unsigned long long)st.programs, (unsigned long long)st.cases);
+	fflush(stdout);
+	cr_assert_geq(st.cases, 400000);
+}
+
 /* ---- shifts by a variable amount ---- */
 
 /* Where a shift's count comes from: args[1] whole, its low byte (a narrow
@@ -530,56 +582,4 @@ Test(cbpf_lower64, shifts_program, .timeout = 120)
 	runtime_free(rt);
 	cbpf_prog_free(&cp);
 	object_free(obj);
-}
-
-/* Divisors of args[1] for a / b: every constant above, and random ones of
- * each range (below 2^16, below 2^32, with a high word of any size). */
-#define VAR_DIVISORS 96
-#define VAR_DIVIDENDS 250
-
-Test(cbpf_lower64, quotient_of_two_arguments)
-{
-	static const uint8_t ops[] = { BPF_DIV, BPF_MOD };
-	static uint64_t a[VAR_DIVISORS * VAR_DIVIDENDS], b[VAR_DIVISORS * VAR_DIVIDENDS];
-	static uint64_t v[RANDOM_INPUTS + 64];
-	uint64_t divisors[VAR_DIVISORS], r = 0x853c49e6748fea9bull;
-	struct lower_stats st = { 0 };
-	size_t i, j, n = 0, nk = sizeof(constants) / sizeof(constants[0]);
-	unsigned cls, s, oi;
-
-	for (i = 0; i < VAR_DIVISORS; i++) {
-		uint64_t x = diff_rand(&r);
-
-		divisors[i] = i < nk		? constants[i]
-			      : i % 3 == 0	? x & 0xffff
-			      : i % 3 == 1	? (uint32_t)x
-						: x >> (diff_rand(&r) % 32);
-	}
-	for (i = 0; i < VAR_DIVISORS; i++) {
-		size_t nv = dividends(divisors[i], v, &r);
-
-		/* the edges, then a sample of the rest */
-		for (j = 0; j < VAR_DIVIDENDS; j++) {
-			a[n] = j < sizeof(edges) / sizeof(edges[0]) ? v[j]
-								    : v[diff_rand(&r) % nv];
-			b[n++] = divisors[i];
-		}
-	}
-	for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
-		for (cls = 0; cls < 2; cls++)
-			for (s = 0; s < (cls ? 3u : SLICES); s++) {
-				struct lower_prog p;
-				char what[64];
-
-				build(&p, cls ? BPF_ALU : BPF_ALU64, ops[oi], true, 0,
-				      s == 5 ? 52 : s * 12);
-				snprintf(what, sizeof(what), "%s %s args[1], bits %u",
-					 cls ? "w" : "r", ops[oi] == BPF_DIV ? "/" : "%",
-					 s == 5 ? 52 : s * 12);
-				check(&p, what, false, a, b, n, &st);
-			}
-	printf("cbpf_lower64: a / b and a %% b: %llu programs, %llu cases, 0 mismatches\n",
-	       (unsigned long long)st.programs, (unsigned long long)st.cases);
-	fflush(stdout);
-	cr_assert_geq(st.cases, 400000);
 }
