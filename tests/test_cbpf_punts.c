@@ -20,9 +20,10 @@
 #define PUNT_SEEDS 1500
 /* Programs per thousand whose filter contains USER_NOTIF, at most: lower
  * it when the compiler lowers more. */
-#define PUNT_MAX_PERMILLE 6
+#define PUNT_MAX_PERMILLE 0
 /* Inputs per program: a few nr, every edge and constant as arguments. */
 #define PUNT_NR_UPTO 8
+#define PUNT_PER_NR 3	/* argument sets per nr (diff_check) */
 #define PUNT_STEP_INPUTS 8
 
 struct punt_reason {
@@ -72,15 +73,40 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* An unsigned number from the environment, or def. */
+static unsigned env_count(const char *name, unsigned def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoul(v, &end, 10);
+	cr_assert(!*end && n <= 100000000, "%s=%s: not a count", name, v);
+	return (unsigned)n;
+}
+
+/*
+ * SECBPF_PUNT_SEEDS=N and SECBPF_PUNT_FIRST=S run N programs from seed S
+ * instead (by hand, for far more cases, with --timeout SECONDS: the share
+ * is then reported, and the bound, calibrated on the default set, is not
+ * applied).
+ */
 Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 {
 	static struct gen_prog g;
-	static uint32_t lens[PUNT_SEEDS], steps[PUNT_SEEDS * PUNT_STEP_INPUTS];
+	unsigned nseeds = env_count("SECBPF_PUNT_SEEDS", PUNT_SEEDS);
+	unsigned first = env_count("SECBPF_PUNT_FIRST", 0);
+	bool by_hand = nseeds != PUNT_SEEDS || first != 0;
+	uint32_t *lens = calloc(nseeds ? nseeds : 1, sizeof(*lens));
+	uint32_t *steps = calloc((size_t)(nseeds ? nseeds : 1) * PUNT_STEP_INPUTS, sizeof(*steps));
 	struct punt_reason reasons[32];
 	unsigned seed, compiled = 0, punted = 0, split = 0, mismatches = 0, nreasons = 0, nsteps = 0, i;
 	uint64_t cases = 0, notifs = 0;
 
-	for (seed = 0; seed < PUNT_SEEDS; seed++) {
+	cr_assert(lens && steps);
+	for (seed = first; seed - first < nseeds; seed++) {
 		struct gen_src src = { .rng = 0xd1b54a32d192ed03ull * (seed + 1) };
 		struct object_prog prog = { .name = "random", .section = "seccomp" };
 		struct object obj = { .path = "random", .progs = &prog, .prog_cnt = 1 };
@@ -113,7 +139,7 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 		}
 		rt = runtime_new(&obj, &prog, &err);
 		cr_assert(rt != NULL, "%s", err.msg);
-		if (!diff_check(rt, g.insns, g.n, &cp, g.consts, g.nconsts, 1, PUNT_NR_UPTO, seed,
+		if (!diff_check(rt, g.insns, g.n, &cp, g.consts, g.nconsts, PUNT_PER_NR, PUNT_NR_UPTO, seed,
 				&res)) {
 			if (mismatches++ < 5)
 				fprintf(stderr, "cbpf_punts: seed %u: mismatch: %s\n", seed,
@@ -156,8 +182,12 @@ Test(cbpf_punts, random_stateless_programs, .timeout = 120)
 		printf("cbpf_punts:   %5.1f%% of programs: %s\n",
 		       100.0 * reasons[i].programs / compiled, reasons[i].why);
 	fflush(stdout);
-	cr_assert_gt(compiled, PUNT_SEEDS * 9 / 10);
+	free(lens);
+	free(steps);
+	cr_assert_gt(compiled, nseeds * 9 / 10);
 	cr_assert_eq(mismatches, 0, "%u programs disagree with the interpreter", mismatches);
+	if (by_hand)
+		return;
 	cr_assert_leq(punted * 1000, PUNT_MAX_PERMILLE * compiled,
 		      "%u of %u programs punt: above %u per mille", punted, compiled,
 		      PUNT_MAX_PERMILLE);

@@ -20,13 +20,13 @@
 /* Conditions that lower to more instructions than this are split on a
  * key when one has few values (cbpf_key_branch). */
 #define KEY_COSTLY_INSNS 24
-/* A test with a shift by a variable amount that lowers (lower.c) is split
- * on a key of more than KEY_SHIFT_SPLIT_VALUES values (its count has 64)
- * only while the split's code stays within KEY_SHIFT_SPLIT_GROWTH times
- * the test's own: 64 copies of a test would crowd the 4096 instructions
- * of a filter for a few saved on the path. */
-#define KEY_SHIFT_SPLIT_VALUES 16
-#define KEY_SHIFT_SPLIT_GROWTH 4
+/* A test that lowers (lower.c) is split on a key of more than
+ * KEY_WIDE_SPLIT_VALUES values (a shift count has 64, a byte 256) only
+ * while the split's code stays within KEY_WIDE_SPLIT_GROWTH times the
+ * test's own: 256 copies of a test would crowd the 4096 instructions of a
+ * filter for a few saved on the path. */
+#define KEY_WIDE_SPLIT_VALUES 16
+#define KEY_WIDE_SPLIT_GROWTH 4
 
 /* The length of e's cBPF lowering (both words), -1 if it has none;
  * tried in a scratch buffer. */
@@ -94,16 +94,6 @@ static uint64_t key_umax(const struct cbpf_expr *e)
 static bool is_shift(const struct cbpf_expr *e)
 {
 	return e->kind == CBPF_X_ALU && (e->op == BPF_LSH || e->op == BPF_RSH || e->op == BPF_ARSH);
-}
-
-/* Whether e shifts something by a variable amount. */
-static bool has_var_shift(const struct cbpf_expr *e)
-{
-	if (!e || e->kind == CBPF_X_CONST || e->kind == CBPF_X_FIELD)
-		return false;
-	if (is_shift(e) && e->b->kind != CBPF_X_CONST)
-		return true;
-	return has_var_shift(e->a) || has_var_shift(e->b);
 }
 
 /* The values of the key: a's submasks, or 0..max. */
@@ -376,9 +366,8 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 		if (cost >= 0 && expr_cost(keys[i].key) > KEY_COSTLY_INSNS)
 			continue;
 		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
-		if (r && cost >= 0 && keys[i].n > KEY_SHIFT_SPLIT_VALUES &&
-		    (has_var_shift(c->a) || has_var_shift(c->b)) &&
-		    key_split_size(&keys[i], r, t, f) > KEY_SHIFT_SPLIT_GROWTH * (uint64_t)cost)
+		if (r && cost >= 0 && keys[i].n > KEY_WIDE_SPLIT_VALUES &&
+		    key_split_size(&keys[i], r, t, f) > KEY_WIDE_SPLIT_GROWTH * (uint64_t)cost)
 			r = NULL;
 	}
 	free(keys);

@@ -358,7 +358,8 @@ static int lower_divmod_top(struct cbpf_asm *m, const struct cbpf_expr *e, bool 
 /*
  * half(a / k) or half(a % k), unsigned, 64-bit a with its high word in
  * play and a constant k that is not 0, 1 or a power of two (those the
- * front end folds or makes shifts). -ENOTSUP for 2^32 <= k < 2^63.
+ * front end folds or makes shifts), nor 2^32 <= k < 2^63 (divided as by
+ * a variable, lower_divmod64_var).
  */
 static int lower_divmod64_const(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
 {
@@ -724,7 +725,9 @@ static int lower_finish_wide(struct cbpf_asm *m, const struct div_slots *r, bool
 static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
 {
 	struct div_slots r = div_slots(sp);
+	/* a constant divisor here is one of 2^32 <= d < 2^63 */
 	bool mod = e->op == BPF_MOD, wide = !e->b->hi_zero;
+	bool narrow_too = e->b->kind != CBPF_X_CONST;
 	uint32_t narrow = cbpf_asm_label(m), zero = cbpf_asm_label(m), nonzero = cbpf_asm_label(m);
 	uint32_t by_limb = cbpf_asm_label(m), by_word = cbpf_asm_label(m);
 	uint32_t big = cbpf_asm_label(m), longdiv = cbpf_asm_label(m);
@@ -743,53 +746,62 @@ static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, boo
 		rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, e->b, r.dl);
 	if (rc)
 		return rc;
-	if (wide) {
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dh);
-		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, narrow, big);
+	if (narrow_too) {
+		if (wide) {
+			cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dh);
+			cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, narrow, big);
+		}
+		cbpf_asm_place(m, narrow);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dl);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
+		cbpf_asm_place(m, nonzero);
+		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, CBPF_LIMB, by_word, by_limb);
+		cbpf_asm_place(m, by_limb);
+		lower_div_by_limb(m, &r, mod);
+		if (mod)
+			lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
+		cbpf_asm_ja(m, done);
 	}
-	cbpf_asm_place(m, narrow);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.dl);
-	cbpf_asm_jump(m, BPF_JMP | BPF_JEQ | BPF_K, 0, zero, nonzero);
-	cbpf_asm_place(m, nonzero);
-	cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, CBPF_LIMB, by_word, by_limb);
-	cbpf_asm_place(m, by_limb);
-	lower_div_by_limb(m, &r, mod);
-	if (mod)
-		lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
-	cbpf_asm_ja(m, done);
 	if (wide) {
 		cbpf_asm_place(m, big);
 		lower_setup_wide(m, &r);
-		cbpf_asm_ja(m, longdiv);
+		if (narrow_too)
+			cbpf_asm_ja(m, longdiv);
 	}
-	cbpf_asm_place(m, by_word);
-	lower_setup_narrow(m, &r);
+	if (narrow_too) {
+		cbpf_asm_place(m, by_word);
+		lower_setup_narrow(m, &r);
+	}
 	cbpf_asm_place(m, longdiv);
 	lower_long_division(m, &r);
-	if (wide) {
+	if (wide && narrow_too) {
 		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.s);
 		cbpf_asm_jump(m, BPF_JMP | BPF_JSET | BPF_K, DIV_WIDE_FLAG, finish_wide,
 			      finish_narrow);
+	}
+	if (wide) {
 		cbpf_asm_place(m, finish_wide);
 		rc = lower_finish_wide(m, &r, mod, hi, done);
 		if (rc)
 			return rc;
 	}
-	cbpf_asm_place(m, finish_narrow);
-	if (mod) {
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r.s);
-		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.un);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
-		lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
-	} else {
-		lower_long_quotient(m, &r);
+	if (narrow_too) {
+		cbpf_asm_place(m, finish_narrow);
+		if (mod) {
+			cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r.s);
+			cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r.un);
+			cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
+			lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
+		} else {
+			lower_long_quotient(m, &r);
+		}
+		cbpf_asm_ja(m, done);
+		cbpf_asm_place(m, zero);
+		if (mod)
+			lower_mod_words(m, &r, hi, r.nl, r.nh);
+		else
+			cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
 	}
-	cbpf_asm_ja(m, done);
-	cbpf_asm_place(m, zero);
-	if (mod)
-		lower_mod_words(m, &r, hi, r.nl, r.nh);
-	else
-		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
 	cbpf_asm_place(m, done);
 	if (mod)
 		cbpf_asm_memo_add(m, e, !hi, r.dh);
@@ -858,6 +870,10 @@ int cbpf_lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, un
 	if (e->sgn)
 		return -ENOTSUP;
 	if (e->b->kind == CBPF_X_CONST) {
+		uint64_t k = e->b->imm;
+
+		if (!e->is32 && !e->a->hi_zero && k >> 32 && !(k >> 63))
+			return lower_divmod64_var(m, e, hi, sp);
 		if (!hi && (e->is32 || e->a->hi_zero))
 			return lower_divmod(m, e, sp);
 		return lower_divmod64_const(m, e, hi, sp);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* 64-bit multiplication and unsigned division and modulo by constants of
- * every class the compiler lowers to cBPF (below 2^16, below 2^32, from
- * 2^63, powers of two), each result read in 12-bit slices through computed
- * returns (bits 0-11, 28-39, 52-63 ...) and compares, so that both words
- * of each are checked. */
+ * every class the compiler lowers to cBPF (below 2^16, below 2^32, below
+ * 2^63, from 2^63, powers of two), each result read in 12-bit slices
+ * through computed returns (bits 0-11, 28-39, 52-63 ...) and compares, so
+ * that both words of each are checked. */
 #include <secbpf/filter.h>
 
 /* ERRNO with 12 bits of v from bit s. */
@@ -51,6 +51,13 @@ int lower64(struct seccomp_data *ctx)
 		return SECCOMP_RET_ALLOW;
 	case 16:
 		return SLICE(a0 / 0x8000ffff + (a0 % 0x8000ffff << 20), 20);
+	case 17:
+		/* 2^32 <= k < 2^63: the quotient fits 32 bits */
+		return SLICE(a0 / 0x2540be3ffull + (a0 % 0x2540be3ffull << 12), 8);
+	case 18:
+		if (a0 % 0x7fffffff00000001ull > a1)
+			return SECCOMP_RET_ERRNO | 5;
+		return SECCOMP_RET_ALLOW;
 	case 15:
 		if (a0 * a1 == 0x100000000ull)
 			return SECCOMP_RET_ERRNO | 3;
