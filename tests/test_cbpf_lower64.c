@@ -518,12 +518,29 @@ Test(cbpf_lower64, quotient_of_two_arguments)
 
 /* ---- shifts by a variable amount ---- */
 
-/* Where a shift's count comes from: args[1] whole, its low byte (a narrow
- * field), args[1] & 31 and args[1] | 32 (bit 5 known from the shape), nr. */
-enum count_src { COUNT_ARG, COUNT_BYTE, COUNT_LOW5, COUNT_BIT5, COUNT_NR, COUNT_SRCS };
+/* The shapes of a shift: args[0] by args[1] whole, by its low byte (a
+ * narrow field), by args[1] & 31 and by args[1] | 32 (bit 5 known from the
+ * shape), by nr; then a computed value (args[0] ^ 0x5a) and a constant
+ * (SHIFTED_CONST) by args[1], whose words lower differently. */
+enum shift_form {
+	SHIFT_BY_ARG,
+	SHIFT_BY_BYTE,
+	SHIFT_BY_LOW5,
+	SHIFT_BY_BIT5,
+	SHIFT_BY_NR,
+	SHIFT_EXPR,
+	SHIFT_CONST,
+	SHIFT_FORMS
+};
 
-static const char *const count_src_name[COUNT_SRCS] = { "args[1]", "(u8)args[1]", "args[1] & 31",
-							"args[1] | 32", "nr" };
+static const char *const shift_form_name[SHIFT_FORMS] = {
+	"args[0] by args[1]",	   "args[0] by (u8)args[1]", "args[0] by args[1] & 31",
+	"args[0] by args[1] | 32", "args[0] by nr",	     "args[0] ^ 0x5a by args[1]",
+	"a constant by args[1]",
+};
+
+#define SHIFTED_CONST 0x8123456789abcdefull
+#define SHIFTED_XOR 0x5a
 
 /* Counts of every class of eBPF's masking: below 32, 32..63, 64 and more,
  * bit 5 and the bits above 63 in every combination, the high word set. */
@@ -536,31 +553,45 @@ static const uint64_t counts[] = {
 };
 
 /*
- * reg 3 = the count from src; then return ERRNO | ((args[0] op r3) >> shift)
- * & 0xfff (ret), or the three-way decision of (args[0] op r3) against
- * args[2] (!ret): a compare of 64 or 32 bits, signed for ARSH.
+ * reg 2 = the value and reg 3 = the count of form src; then return ERRNO |
+ * ((r2 op r3) >> shift) & 0xfff (ret), or the three-way decision of
+ * (r2 op r3) against args[2] (!ret): a compare of 64 or 32 bits, signed
+ * for ARSH.
  */
-static void build_shift(struct lower_prog *p, uint8_t cls, uint8_t op, enum count_src src, bool ret,
-			unsigned shift)
+static void build_shift(struct lower_prog *p, uint8_t cls, uint8_t op, enum shift_form src,
+			bool ret, unsigned shift)
 {
 	uint8_t jmp = cls == BPF_ALU ? BPF_JMP32 : BPF_JMP;
 
 	memset(p, 0, sizeof(*p));
-	emit(p,
-	     (struct bpf_insn){
-		     .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 2, .src_reg = 1, .off = 16 });
+	if (src == SHIFT_CONST) {
+		emit(p, (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
+					   .dst_reg = 2,
+					   .imm = (int32_t)(uint32_t)SHIFTED_CONST });
+		emit(p, (struct bpf_insn){ .imm = (int32_t)(uint32_t)(SHIFTED_CONST >> 32) });
+	} else {
+		emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW,
+					   .dst_reg = 2,
+					   .src_reg = 1,
+					   .off = 16 });
+	}
+	if (src == SHIFT_EXPR)
+		emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_XOR | BPF_K,
+					   .dst_reg = 2,
+					   .imm = SHIFTED_XOR });
 	emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM |
-					   (src == COUNT_BYTE ? BPF_B
-					    : src == COUNT_NR ? BPF_W
-							      : BPF_DW),
+					   (src == SHIFT_BY_BYTE ? BPF_B
+					    : src == SHIFT_BY_NR ? BPF_W
+								 : BPF_DW),
 				   .dst_reg = 3,
 				   .src_reg = 1,
-				   .off = src == COUNT_NR ? 0 : 24 });
-	if (src == COUNT_LOW5 || src == COUNT_BIT5)
-		emit(p, (struct bpf_insn){ .code = BPF_ALU64 |
-						   (src == COUNT_LOW5 ? BPF_AND : BPF_OR) | BPF_K,
-					   .dst_reg = 3,
-					   .imm = src == COUNT_LOW5 ? 31 : 32 });
+				   .off = src == SHIFT_BY_NR ? 0 : 24 });
+	if (src == SHIFT_BY_LOW5 || src == SHIFT_BY_BIT5)
+		emit(p,
+		     (struct bpf_insn){ .code = BPF_ALU64 |
+						(src == SHIFT_BY_LOW5 ? BPF_AND : BPF_OR) | BPF_K,
+					.dst_reg = 3,
+					.imm = src == SHIFT_BY_LOW5 ? 31 : 32 });
 	emit(p, (struct bpf_insn){ .code = cls | op | BPF_X, .dst_reg = 2, .src_reg = 3 });
 	if (ret) {
 		if (shift)
@@ -601,27 +632,33 @@ static void build_shift(struct lower_prog *p, uint8_t cls, uint8_t op, enum coun
 	emit(p, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
 }
 
-/* The count a program built with src computes from (args[1] = c, nr = c). */
-static uint64_t count_of(enum count_src src, uint64_t c)
+/* The count a program of form src computes from (args[1] = c, nr = c). */
+static uint64_t count_of(enum shift_form src, uint64_t c)
 {
 	switch (src) {
-	case COUNT_BYTE:
+	case SHIFT_BY_BYTE:
 		return c & 0xff;
-	case COUNT_LOW5:
+	case SHIFT_BY_LOW5:
 		return c & 31;
-	case COUNT_BIT5:
+	case SHIFT_BY_BIT5:
 		return c | 32;
-	case COUNT_NR:
+	case SHIFT_BY_NR:
 		return (uint32_t)c;
 	default:
 		return c;
 	}
 }
 
+/* The value it shifts (args[0] = a). */
+static uint64_t value_of(enum shift_form src, uint64_t a)
+{
+	return src == SHIFT_CONST ? SHIFTED_CONST : src == SHIFT_EXPR ? a ^ SHIFTED_XOR : a;
+}
+
 /* Every (value, count) pair of vals x cnts through p; for a decision,
  * args[2] is the result, one below or one above. */
 static void check_shift(struct lower_prog *p, const char *what, uint8_t cls, uint8_t op,
-			enum count_src src, const uint64_t *vals, size_t nvals,
+			enum shift_form src, const uint64_t *vals, size_t nvals,
 			const uint64_t *cnts, size_t ncnts, struct lower_stats *st)
 {
 	struct lower_run r;
@@ -630,10 +667,11 @@ static void check_shift(struct lower_prog *p, const char *what, uint8_t cls, uin
 	lower_open(&r, p, what, false, st);
 	for (i = 0; i < nvals; i++)
 		for (j = 0; j < ncnts; j++) {
-			uint64_t res = cbpf_alu_eval(op, cls == BPF_ALU, false, vals[i],
-						     count_of(src, cnts[j]));
+			uint64_t res =
+				cbpf_alu_eval(op, cls == BPF_ALU, false, value_of(src, vals[i]),
+					      count_of(src, cnts[j]));
 			struct seccomp_data sd = {
-				.nr = src == COUNT_NR ? (int)(uint32_t)cnts[j] : 0,
+				.nr = src == SHIFT_BY_NR ? (int)(uint32_t)cnts[j] : 0,
 				.arch = AUDIT_ARCH_X86_64,
 				.args = { vals[i], cnts[j], res + (i + j) % 3 - 1 },
 			};
@@ -672,7 +710,7 @@ Test(cbpf_lower64, shifts_by_a_variable)
 		cnts[ncnts++] = diff_rand(&r) >> (diff_rand(&r) % 64);
 	for (cls = 0; cls < 2; cls++)
 		for (oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
-			for (src = 0; src < COUNT_SRCS; src++)
+			for (src = 0; src < SHIFT_FORMS; src++)
 				/* the 12-bit slices of the result, then a decision */
 				for (s = 0; s <= (cls ? 3u : SLICES); s++) {
 					uint8_t c = cls ? BPF_ALU : BPF_ALU64;
@@ -683,16 +721,18 @@ Test(cbpf_lower64, shifts_by_a_variable)
 
 					build_shift(&p, c, ops[oi], src, ret, bits);
 					if (ret)
-						snprintf(what, sizeof(what), "%s %s %s, bits %u",
+						snprintf(what, sizeof(what), "%s %s (%s), bits %u",
 							 cls ? "w" : "r", op_name[oi],
-							 count_src_name[src], bits);
+							 shift_form_name[src], bits);
 					else
 						snprintf(what, sizeof(what),
-							 "%s %s %s compared with args[2]",
+							 "%s %s (%s) compared with args[2]",
 							 cls ? "w" : "r", op_name[oi],
-							 count_src_name[src]);
-					check_shift(&p, what, c, ops[oi], src, vals, nvals, cnts,
-						    ncnts, &st);
+							 shift_form_name[src]);
+					/* a constant: one value is enough */
+					check_shift(&p, what, c, ops[oi], src, vals,
+						    src == SHIFT_CONST ? 1 : nvals, cnts, ncnts,
+						    &st);
 				}
 	printf("cbpf_lower64: shifts by a variable: %llu programs, %llu cases, 0 mismatches, "
 	       "no shift by X of 32 or more\n",

@@ -122,16 +122,35 @@ static int lower_funnel_var(struct cbpf_asm *m, const struct cbpf_expr *a, bool 
 	/* nothing crosses over */
 	if (!left && a->hi_zero)
 		return lower_word_shift_var(m, own, a, op, count, sp);
-	rc = cross(m, a, sp);
-	if (rc)
-		return rc;
-	cbpf_asm_stmt(m, BPF_ALU | back | BPF_K, 1);
-	if (cbpf_lower_store_temp(m, sp))
-		return -ENOSPC;
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, count);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 31);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	if (a->kind == CBPF_X_CONST) {
+		/* X = 31 - c, then the constant word already shifted by 1 */
+		uint32_t w = left ? (uint32_t)a->imm >> 1 : (uint32_t)(a->imm >> 32) << 1;
+
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, count);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 31);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, w);
+	} else if (a->kind == CBPF_X_FIELD) {
+		/* a field's word loads without X: X = 31 - c first */
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, count);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 31);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		rc = cross(m, a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | back | BPF_K, 1);
+	} else {
+		rc = cross(m, a, sp);
+		if (rc)
+			return rc;
+		cbpf_asm_stmt(m, BPF_ALU | back | BPF_K, 1);
+		if (cbpf_lower_store_temp(m, sp))
+			return -ENOSPC;
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, count);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_XOR | BPF_K, 31);
+		cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, sp);
+	}
 	cbpf_asm_stmt(m, BPF_ALU | back | BPF_X, 0);
 	/* nothing of its own */
 	if (left && a->hi_zero)
