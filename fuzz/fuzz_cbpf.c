@@ -117,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct gen_prog g;
 	struct object_prog prog = { .name = "fuzz", .section = "seccomp" };
 	struct object obj = { .path = "fuzz", .progs = &prog, .prog_cnt = 1 };
+	struct object_map map;
 	struct secbpf_err err = { { 0 } };
 	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
 	struct diff_result res;
@@ -136,11 +137,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!fuzz_raw(data + 1, size - 1, &g))
 			return 0;
 	} else {
-		struct gen_src src = { .data = data + 1, .size = size - 1, .rng = size | 1 };
+		/* Bit 3: the program may read a .rodata table. */
+		struct gen_src src = {
+			.data = data + 1, .size = size - 1, .rng = size | 1, .tables = data[0] & 8
+		};
 
 		if (!gen_program(&src, &g))
 			return 0;
 	}
+	gen_object(&g, &obj, &map);
 	opts.listener_guard = data[0] & 2;
 	/* Bit 2: split a program past 4096 instructions into stacked filters,
 	 * as secbpf run does (the differential check runs the whole stack). */

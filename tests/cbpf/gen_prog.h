@@ -3,19 +3,22 @@
  * Random seccomp eBPF programs for differential tests of the cBPF compiler
  * (tests/test_cbpf.c and fuzz/fuzz_cbpf.c): nested ifs on context fields
  * passed through ALU operations (cpu v4's signed division, byte swaps and
- * sign extensions too), compared with interesting constants.
- * Driven by a byte stream so that libFuzzer can steer it.
+ * sign extensions too) and, when the caller provides the map (gen_src.tables,
+ * gen_object), lookups in a .rodata table, compared with interesting
+ * constants. Driven by a byte stream so that libFuzzer can steer it.
  */
 #ifndef SECBPF_TESTS_GEN_PROG_H
 #define SECBPF_TESTS_GEN_PROG_H
 
 #include <linux/bpf.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #define GEN_MAX_INSNS 2048
+#define GEN_TABLE_BYTES 64	/* a table program's .rodata: 8 words */
 
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80	/* cpu v4 sign-extending load; Debian 12's uapi lacks it */
@@ -25,6 +28,7 @@ struct gen_src {
 	const uint8_t *data;
 	size_t size, pos;
 	uint64_t rng;		/* used once data runs out */
+	bool tables;		/* programs may read a .rodata table (map 0) */
 };
 
 static inline uint64_t gen_bits(struct gen_src *s, unsigned nbytes)
@@ -79,6 +83,8 @@ struct gen_prog {
 	uint32_t n;
 	uint64_t consts[256];	/* constants used, for test inputs */
 	uint32_t nconsts;
+	bool has_table;		/* r7 points to table, the .rodata map 0 */
+	uint8_t table[GEN_TABLE_BYTES];
 };
 
 static inline void gen_emit(struct gen_prog *p, struct bpf_insn in)
@@ -137,6 +143,34 @@ static inline void gen_sext(struct gen_src *s, struct gen_prog *p, unsigned reg,
 				       .off = (int16_t)(-8 + (1 << i) * gen_pick(s, 8 >> i)) });
 }
 
+/* reg = an entry of the table (1, 2, 4 or 8 bytes): at reg's low bits
+ * (a lookup by a context value, r5 = r7 + index), or at a constant
+ * offset, combined into reg. */
+static inline void gen_table_read(struct gen_src *s, struct gen_prog *p, unsigned reg)
+{
+	static const uint8_t sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+	unsigned i = gen_pick(s, 4);
+
+	if (gen_pick(s, 2)) {
+		gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_AND | BPF_K, .dst_reg = reg,
+					       .imm = (GEN_TABLE_BYTES >> i) - 1 });
+		if (i)
+			gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_LSH | BPF_K,
+						       .dst_reg = reg, .imm = (int32_t)i });
+		gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 5,
+					       .src_reg = 7 });
+		gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_X, .dst_reg = 5,
+					       .src_reg = reg });
+		gen_emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | sizes[i], .dst_reg = reg,
+					       .src_reg = 5 });
+		return;
+	}
+	gen_emit(p, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | sizes[i], .dst_reg = 4, .src_reg = 7,
+				       .off = (int16_t)((1 << i) * gen_pick(s, GEN_TABLE_BYTES >> i)) });
+	gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | (gen_pick(s, 2) ? BPF_XOR : BPF_ADD) | BPF_X,
+				       .dst_reg = reg, .src_reg = 4 });
+}
+
 /* reg = reg op something, a few times. */
 static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 {
@@ -149,7 +183,7 @@ static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 		{ BPF_ADD, 0 }, { BPF_SUB, 0 }, { BPF_AND, 0 }, { BPF_OR, 0 }, { BPF_XOR, 0 },
 		{ BPF_LSH, 0 }, { BPF_RSH, 0 }, { BPF_ARSH, 0 }, { BPF_MUL, 0 }, { BPF_DIV, 0 },
 		{ BPF_MOD, 0 }, { BPF_NEG, 0 }, { BPF_MOV, 0 }, { BPF_DIV, 1 }, { BPF_MOD, 1 },
-		{ BPF_END, 0 }, { BPF_MOV, 8 },
+		{ BPF_END, 0 }, { BPF_MOV, 8 }, { BPF_LD, 0 },
 	};
 	unsigned n = gen_pick(s, 4), i;
 
@@ -162,7 +196,14 @@ static inline void gen_alu(struct gen_src *s, struct gen_prog *p, unsigned reg)
 
 		if (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH)
 			imm = (int32_t)gen_pick(s, cls == BPF_ALU64 ? 64 : 32);
-		if (op == BPF_NEG) {
+		if (op == BPF_LD) {
+			/* a table lookup; a 32-bit move without a table */
+			if (p->has_table)
+				gen_table_read(s, p, reg);
+			else
+				gen_emit(p, (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_X,
+							       .dst_reg = reg, .src_reg = reg });
+		} else if (op == BPF_NEG) {
 			gen_emit(p, (struct bpf_insn){ .code = cls | BPF_NEG, .dst_reg = reg });
 		} else if (op == BPF_END) {
 			/* BPF_ALU: to little or big endian; BPF_ALU64: bswap */
@@ -265,8 +306,41 @@ static inline bool gen_program(struct gen_src *s, struct gen_prog *p)
 	memset(p, 0, sizeof(*p));
 	gen_emit(p, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 6,
 				       .src_reg = 1 });
+	if (s->tables && gen_pick(s, 2)) {
+		unsigned i;
+
+		/* r7 = &table: ld_imm64 of map 0's value at offset 0 */
+		p->has_table = true;
+		for (i = 0; i < GEN_TABLE_BYTES / 8; i++) {
+			uint64_t v = gen_const(s);
+
+			memcpy(p->table + 8 * i, &v, 8);
+			gen_note(p, v);
+		}
+		gen_emit(p, (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = 7,
+					       .src_reg = BPF_PSEUDO_MAP_VALUE });
+		gen_emit(p, (struct bpf_insn){ 0 });
+	}
 	gen_tree(s, p, 1 + gen_pick(s, 6));
 	return p->n < GEN_MAX_INSNS;
 }
+
+#ifdef SECBPF_OBJECT_H
+/* The object of a generated program: its table as .rodata (map 0), frozen
+ * and read-only to programs as the object loader makes it. */
+static inline void gen_object(struct gen_prog *g, struct object *obj, struct object_map *map)
+{
+	*map = (struct object_map){ .name = (char *)".rodata",
+				    .kind = OBJECT_MAP_RODATA,
+				    .type = BPF_MAP_TYPE_ARRAY,
+				    .key_size = 4,
+				    .value_size = GEN_TABLE_BYTES,
+				    .max_entries = 1,
+				    .map_flags = BPF_F_RDONLY_PROG,
+				    .init_data = g->table };
+	obj->maps = g->has_table ? map : NULL;
+	obj->map_cnt = g->has_table;
+}
+#endif
 
 #endif

@@ -2,7 +2,9 @@
 /* cpu v4 arithmetic on arguments (built with clang -mcpu=v4): signed
  * division and modulo of 32 and 64 bits by constants and by arguments
  * (x / 0 == 0, x % 0 == x, INT_MIN / -1 == INT_MIN in eBPF), byte swaps and
- * sign extensions, in decisions and in computed returns. */
+ * sign extensions, in decisions and in computed returns.
+ * bpf-cpu: v4
+ */
 #include <secbpf/filter.h>
 
 /* ERRNO with 12 bits of v from bit s. */
