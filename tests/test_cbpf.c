@@ -561,6 +561,7 @@ Test(cbpf_compile, x32_and_negative_nr) { filter_test("x32", true, true, 2); }
 Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16); }
 Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 Test(cbpf_compile, div_mod_by_a_variable) { filter_test("divvar", true, false, 16); }
+Test(cbpf_compile, rodata_tables_by_arguments) { filter_test("table", true, false, 16); }
 
 /* Interval tests written by clang as "(x + C) op K": the compiler tests
  * x against the interval's ends, so those ends (and their neighbours, which

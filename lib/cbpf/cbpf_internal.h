@@ -33,6 +33,8 @@ enum cbpf_expr_kind {
 	CBPF_X_TRUNC,		/* a & ((1 << width) - 1) */
 	CBPF_X_SEXT,		/* the low width bits of a, sign-extended */
 	CBPF_X_BSWAP,		/* byte swap of the low width bits of a */
+	CBPF_X_TABLE,		/* a .rodata lookup: the value at key a of the
+				 * struct cbpf_table at imm (a pointer) */
 };
 
 /*
@@ -52,6 +54,17 @@ struct cbpf_expr {
 	bool is32;
 	bool sgn;		/* CBPF_X_ALU DIV/MOD: signed (cpu v4) */
 	bool hi_zero;		/* < 2^32 for every input */
+};
+
+/*
+ * What a .rodata lookup reads, by the value of the key its offset depends
+ * on (explore.c): n pairs, keys ascending and below 2^32, covering every
+ * value the key may take. In the store's arena; a CBPF_X_TABLE names it.
+ */
+struct cbpf_table {
+	uint32_t n;
+	bool hi_zero;		/* every value below 2^32 */
+	const uint64_t *keys, *vals;
 };
 
 /* Normalized conditions: JNE/JLT/JLE and friends become these, negated. */
@@ -148,6 +161,13 @@ const struct cbpf_expr *cbpf_expr_const(struct cbpf_store *s, uint64_t v);
 const struct cbpf_expr *cbpf_expr_trunc(struct cbpf_store *s, const struct cbpf_expr *a,
 					unsigned width);
 /* kind CBPF_X_NEG, _SEXT or _BSWAP of a, constants folded. */
+/* The lookup of t at key (constant keys fold). NULL when out of memory,
+ * or when a constant key has no entry (s->too_big: never for a key whose
+ * every value t lists). */
+const struct cbpf_expr *cbpf_expr_table(struct cbpf_store *s, const struct cbpf_table *t,
+					const struct cbpf_expr *key);
+/* t's value at key v, in *val; false if t has none. */
+bool cbpf_table_find(const struct cbpf_table *t, uint64_t v, uint64_t *val);
 const struct cbpf_expr *cbpf_expr_unary(struct cbpf_store *s, unsigned kind, bool is32,
 					unsigned width, const struct cbpf_expr *a);
 /* op(a, b) with constant folding and the rewrites the partitioning needs. */

@@ -826,11 +826,79 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	return EXPLORE_DONE;
 }
 
+/* Distinct values read above which a lookup by the arguments is one
+ * expression rather than a path per value (several in a row would
+ * multiply the paths). */
+#define EXPLORE_TABLE_FORK_MAX 4
+
+/* Whether the lookup on k, reading loaded[i] at k's value i, becomes a
+ * CBPF_X_TABLE: a key of the arguments or instruction pointer only (one
+ * of nr or arch is left to the partition, which splits the cells on it and
+ * keeps the cache), below 2^32, with more than EXPLORE_TABLE_FORK_MAX
+ * distinct values read. */
+static bool explore_table_worth_it(const struct cbpf_key *k, const uint64_t *loaded)
+{
+	uint32_t i, j, distinct = 0;
+
+	if (k->key->deps & (CBPF_DEP_NR | CBPF_DEP_ARCH))
+		return false;
+	for (i = 0; i < k->n; i++) {
+		if (k->vals[i] >> 32)
+			return false;
+		for (j = 0; j < i && loaded[j] != loaded[i]; j++)
+			;
+		distinct += j == i;
+	}
+	return distinct > EXPLORE_TABLE_FORK_MAX;
+}
+
+/* The path on, with the value read a CBPF_X_TABLE of the pairs (k's
+ * values, loaded), in the store's arena. */
+static int explore_rodata_table(struct cbpf_cc *cc, struct explore_state *st,
+				const struct bpf_insn *in, const struct cbpf_key *k,
+				const uint64_t *loaded, struct cbpf_rnode **out, unsigned depth)
+{
+	struct cbpf_table *tb = arena_alloc(&cc->store.arena, sizeof(*tb));
+	uint64_t *keys = arena_alloc(&cc->store.arena, k->n * sizeof(*keys));
+	uint64_t *vals = arena_alloc(&cc->store.arena, k->n * sizeof(*vals));
+	const struct cbpf_expr *e;
+	struct explore_state *fork;
+	uint32_t i;
+	int rc;
+
+	if (!tb || !keys || !vals)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	tb->hi_zero = true;
+	for (i = 0; i < k->n; i++) {
+		keys[i] = k->vals[i];
+		vals[i] = loaded[i];
+		tb->hi_zero &= loaded[i] >> 32 == 0;
+	}
+	tb->n = k->n;
+	tb->keys = keys;
+	tb->vals = vals;
+	e = cbpf_expr_table(&cc->store, tb, k->key);
+	if (!e)
+		return explore_null_expr(cc);
+	fork = malloc(sizeof(*fork));
+	if (!fork)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	*fork = *st;
+	fork->r[in->dst_reg] = val_scalar(e);
+	fork->r[in->dst_reg].origin = st->pc;
+	fork->pc = st->pc + 1;
+	rc = explore_run(cc, fork, out, depth + 1);
+	free(fork);
+	return rc;
+}
+
 /*
  * A load from .rodata at a variable offset (a table lookup): the offset
  * must depend on the data through a key with few values, each giving an
  * offset inside the table. The path goes on once per distinct value read,
- * and a search tree on the key picks among them. Else the supervisor's.
+ * and a search tree on the key picks among them; or, for a key of the
+ * arguments with many values read, once, with the value a CBPF_X_TABLE.
+ * Else the supervisor's.
  */
 static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			       const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
@@ -887,6 +955,12 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc,
 				"a .rodata table indexed by a "
 				"value with too many possible values");
+		goto out;
+	}
+	/* A lookup by the arguments with many values read: one path on, the
+	 * value a search of the key (explore_rodata_table). */
+	if (explore_table_worth_it(k, loaded)) {
+		rc = explore_rodata_table(cc, st, in, k, loaded, out, depth);
 		goto out;
 	}
 	/* Each distinct value read: the rest of the path, explored once. */

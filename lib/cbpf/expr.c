@@ -43,6 +43,8 @@ static bool expr_hi_zero(const struct cbpf_expr *t)
 		return t->is32;
 	case CBPF_X_NEG:
 		return t->is32;
+	case CBPF_X_TABLE:
+		return ((const struct cbpf_table *)(uintptr_t)t->imm)->hi_zero;
 	case CBPF_X_ALU:
 		if (t->is32)
 			return true;
@@ -171,8 +173,50 @@ uint64_t cbpf_expr_eval(const struct cbpf_expr *e, const struct seccomp_data *sd
 		return e->is32 ? (uint32_t)v : v;
 	case CBPF_X_BSWAP:
 		return cbpf_byte_swap(cbpf_expr_eval(e->a, sd), e->width);
+	case CBPF_X_TABLE:
+		cbpf_table_find((const struct cbpf_table *)(uintptr_t)e->imm,
+				cbpf_expr_eval(e->a, sd), &v);
+		return v;
 	}
 	return 0;
+}
+
+bool cbpf_table_find(const struct cbpf_table *t, uint64_t v, uint64_t *val)
+{
+	uint32_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->keys[mid] == v) {
+			*val = t->vals[mid];
+			return true;
+		}
+		if (t->keys[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*val = 0;
+	return false;
+}
+
+const struct cbpf_expr *cbpf_expr_table(struct cbpf_store *s, const struct cbpf_table *t,
+					const struct cbpf_expr *key)
+{
+	struct cbpf_expr x = { .kind = CBPF_X_TABLE, .imm = (uintptr_t)t, .a = key };
+	uint64_t v;
+
+	if (!key)
+		return NULL;
+	if (key->kind == CBPF_X_CONST) {
+		if (!cbpf_table_find(t, key->imm, &v)) {
+			s->too_big = true;
+			return NULL;
+		}
+		return cbpf_expr_const(s, v);
+	}
+	return cbpf_expr_intern(s, &x);
 }
 
 const struct cbpf_expr *cbpf_expr_trunc(struct cbpf_store *s, const struct cbpf_expr *a,

@@ -88,6 +88,9 @@ uint64_t cbpf_expr_field_bits(const struct cbpf_expr *e, uint32_t off, uint64_t 
 	case CBPF_X_BSWAP:
 		return cbpf_expr_field_bits(
 			e->a, off, cbpf_byte_swap(demanded, e->width) & cbpf_width_mask(e->width));
+	case CBPF_X_TABLE:
+		/* any bit of the key may change the value read */
+		return cbpf_expr_field_bits(e->a, off, ~0ull);
 	case CBPF_X_ALU:
 		alu_demands(e, demanded, &da, &db);
 		return cbpf_expr_field_bits(e->a, off, da) | cbpf_expr_field_bits(e->b, off, db);

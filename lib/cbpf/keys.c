@@ -21,11 +21,11 @@
  * key when one has few values (cbpf_key_branch). */
 #define KEY_COSTLY_INSNS 24
 /* A test that lowers (lower.c) is split on a key of more than
- * KEY_WIDE_SPLIT_VALUES values (a shift count has 64, a byte 256) only
- * while the split's code stays within KEY_WIDE_SPLIT_GROWTH times the
- * test's own: 256 copies of a test would crowd the 4096 instructions of a
- * filter for a few saved on the path. */
-#define KEY_WIDE_SPLIT_VALUES 16
+ * KEY_WIDE_SPLIT_VALUES values (a shift count has 64, a byte 256, a table
+ * index 16) only while the split's code stays within KEY_WIDE_SPLIT_GROWTH
+ * times the test's own: 256 copies of a test would crowd the 4096
+ * instructions of a filter for a few saved on the path. */
+#define KEY_WIDE_SPLIT_VALUES 4
 #define KEY_WIDE_SPLIT_GROWTH 4
 
 /* The length of e's cBPF lowering (both words), -1 if it has none;
@@ -223,6 +223,9 @@ const struct cbpf_expr *cbpf_key_subst(struct cbpf_store *s, const struct cbpf_k
 				     cbpf_key_subst(s, k, e->b, v));
 	case CBPF_X_TRUNC:
 		return cbpf_expr_trunc(s, cbpf_key_subst(s, k, e->a, v), e->width);
+	case CBPF_X_TABLE:
+		return cbpf_expr_table(s, (const struct cbpf_table *)(uintptr_t)e->imm,
+				       cbpf_key_subst(s, k, e->a, v));
 	default:
 		return cbpf_expr_unary(s, e->kind, e->is32, e->width,
 				       cbpf_key_subst(s, k, e->a, v));

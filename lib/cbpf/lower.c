@@ -6,6 +6,7 @@
  * host (the high word of a field is at offset + 4).
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "cbpf/cbpf_internal.h"
 
@@ -313,6 +314,73 @@ static int lower_lo_rsh64(struct cbpf_asm *m, const struct cbpf_expr *a, unsigne
 	return 0;
 }
 
+/* ---- .rodata lookups ---- */
+
+/* The word of t's value at pair i. */
+static uint32_t table_word(const struct cbpf_table *t, uint32_t i, bool hi)
+{
+	return hi ? (uint32_t)(t->vals[i] >> 32) : (uint32_t)t->vals[i];
+}
+
+/*
+ * A = the word of the value at the key in A, for the pairs [lo, hi) of
+ * t: a search of the key (JGT), one leaf per run of pairs whose words
+ * are equal. Every key value the program can produce is in t, so a leaf
+ * needs no test of its own.
+ */
+static void lower_table_search(struct cbpf_asm *m, const struct cbpf_table *t, bool hi_word,
+			       const uint32_t *run, uint32_t lo, uint32_t hi, uint32_t done)
+{
+	uint32_t mid, right, left;
+
+	if (hi - lo == 1) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, table_word(t, run[lo], hi_word));
+		cbpf_asm_ja(m, done);
+		return;
+	}
+	mid = lo + (hi - lo) / 2;
+	right = cbpf_asm_label(m);
+	left = cbpf_asm_label(m);
+	/* key > the last key of the runs on the left */
+	cbpf_asm_jump(m, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)t->keys[run[mid] - 1], right, left);
+	cbpf_asm_place(m, left);
+	lower_table_search(m, t, hi_word, run, lo, mid, done);
+	cbpf_asm_place(m, right);
+	lower_table_search(m, t, hi_word, run, mid, hi, done);
+}
+
+/* A = the low (hi) word of a .rodata lookup: the key's low word (its
+ * values are below 2^32), then a search of the table's runs. */
+static int lower_table(struct cbpf_asm *m, const struct cbpf_expr *e, bool hi, unsigned sp)
+{
+	const struct cbpf_table *t = (const struct cbpf_table *)(uintptr_t)e->imm;
+	uint32_t *run, nrun = 0, i, done;
+	int rc;
+
+	run = malloc((t->n + 1) * sizeof(*run));
+	if (!run) {
+		m->oom = true;
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->n; i++)
+		if (!i || table_word(t, i, hi) != table_word(t, i - 1, hi))
+			run[nrun++] = i;
+	if (nrun == 1) {
+		cbpf_asm_stmt(m, BPF_LD | BPF_IMM, table_word(t, 0, hi));
+		free(run);
+		return 0;
+	}
+	run[nrun] = t->n;
+	rc = cbpf_lower_lo_word(m, e->a, sp);
+	if (!rc) {
+		done = cbpf_asm_label(m);
+		lower_table_search(m, t, hi, run, 0, nrun, done);
+		cbpf_asm_place(m, done);
+	}
+	free(run);
+	return rc;
+}
+
 /* ---- 64-bit multiplication, in 32-bit words ---- */
 
 /* A = M[x] op-limb: its low (lo16) or high 16 bits. */
@@ -601,6 +669,8 @@ static int lower_lo_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned
 		if (!rc)
 			cbpf_asm_stmt(m, BPF_ALU | BPF_NEG, 0);
 		return rc;
+	case CBPF_X_TABLE:
+		return lower_table(m, e, false, sp);
 	case CBPF_X_BSWAP:
 		/* lo(bswap64(a)) = bswap32(hi(a)) */
 		rc = e->width == 64 ? cbpf_lower_hi_word(m, e->a, sp)
@@ -703,6 +773,8 @@ static int lower_hi_word(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned
 		cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
 		return 0;
 	}
+	case CBPF_X_TABLE:
+		return lower_table(m, e, true, sp);
 	case CBPF_X_BSWAP:
 		/* hi(bswap64(a)) = bswap32(lo(a)); narrower swaps are hi_zero */
 		rc = cbpf_lower_lo_word(m, e->a, sp);

@@ -253,6 +253,7 @@ static struct nr_tnum nr_tnum_eval(const struct cbpf_expr *nr_field, const struc
 {
 	struct nr_tnum a, b, r;
 	bool w32 = e->is32;
+	uint64_t k64;
 	unsigned k;
 
 	switch (e->kind) {
@@ -275,11 +276,18 @@ static struct nr_tnum nr_tnum_eval(const struct cbpf_expr *nr_field, const struc
 		return w32 ? nr_tnum_trunc(r, 32) : r;
 	case CBPF_X_ALU:
 		break;
-	default:
+	case CBPF_X_TABLE:
+		a = nr_tnum_eval(nr_field, e->a, nr);
+		if (a.m || !cbpf_table_find((const struct cbpf_table *)(uintptr_t)e->imm, a.v, &k64))
+			return nr_tnum_unknown(e->hi_zero);
+		return (struct nr_tnum){ k64, 0 };
+	case CBPF_X_BSWAP:
 		a = nr_tnum_eval(nr_field, e->a, nr);
 		if (a.m)
 			return nr_tnum_unknown(e->width <= 32);
 		return (struct nr_tnum){ cbpf_byte_swap(a.v, e->width), 0 };
+	default:
+		return nr_tnum_unknown(e->hi_zero);
 	}
 	a = nr_tnum_eval(nr_field, e->a, nr);
 	b = nr_tnum_eval(nr_field, e->b, nr);
