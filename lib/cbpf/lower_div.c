@@ -80,28 +80,80 @@ static int lower_divmod(struct cbpf_asm *m, const struct cbpf_expr *e, unsigned 
 
 /* ---- 64-bit division by a constant ---- */
 
-/* A = M[slot] % k, by M[slot] - M[slot] / k * k. */
-static void lower_mod_k(struct cbpf_asm *m, unsigned slot, uint32_t k)
+/* A divisor below 2^32 that is not 0: the constant v, or (mem) M[v]. */
+struct div_by {
+	bool mem;
+	uint32_t v;
+};
+
+/* A = A / the divisor; X is clobbered when it is in M[]. */
+static void lower_div_by(struct cbpf_asm *m, struct div_by by)
 {
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, k);
+	if (by.mem) {
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, by.v);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
+	} else {
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, by.v);
+	}
+}
+
+/* A = M[slot] % the divisor, by M[slot] - M[slot] / d * d. */
+static void lower_mod_by(struct cbpf_asm *m, unsigned slot, struct div_by by)
+{
+	if (by.mem) {
+		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, by.v);
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
+	} else {
+		cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, by.v);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_K, by.v);
+	}
 	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, slot);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
 }
 
-/* One step of the long division below: M[sp] and A become
- * (M[sp] % k) << 16 | the high (hi_limb) or low 16 bits of M[sp + 1]. */
-static void lower_divmod_digit(struct cbpf_asm *m, unsigned sp, uint32_t k, bool hi_limb)
+/* One step of the long division below: M[cur] and A become
+ * (M[cur] % d) << 16 | the high (hi_limb) or low 16 bits of M[lo]. */
+static void lower_divmod_digit(struct cbpf_asm *m, unsigned cur, unsigned lo, struct div_by by,
+			       bool hi_limb)
 {
-	lower_mod_k(m, sp, k);
+	lower_mod_by(m, cur, by);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, sp);
-	cbpf_lower_limb(m, sp + 1, hi_limb);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp);
+	cbpf_asm_stmt(m, BPF_ST, cur);
+	cbpf_lower_limb(m, lo, hi_limb);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, cur);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, sp);
+	cbpf_asm_stmt(m, BPF_ST, cur);
+}
+
+/*
+ * A = lo(n / d) or lo(n % d) for 0 < d < 2^16: long division of hi(n),
+ * in M[cur], and the two 16-bit limbs of lo(n), in M[lo], each step
+ * dividing a number below d * 2^16 with cBPF's 32-bit division. M[cur]
+ * and M[q] are overwritten.
+ */
+static void lower_limb_division(struct cbpf_asm *m, unsigned cur, unsigned lo, unsigned q,
+				struct div_by by, bool mod)
+{
+	/* n1 = (hi(n) % d) << 16 | lo(n) >> 16; q1 = n1 / d */
+	lower_divmod_digit(m, cur, lo, by, true);
+	if (!mod) {
+		lower_div_by(m, by);
+		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
+		cbpf_asm_stmt(m, BPF_ST, q);
+	}
+	/* n0 = (n1 % d) << 16 | lo(n) & 0xffff; q0 = n0 / d */
+	lower_divmod_digit(m, cur, lo, by, false);
+	if (mod) {
+		lower_mod_by(m, cur, by);
+		return;
+	}
+	lower_div_by(m, by);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, q);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
 }
 
 /*
@@ -112,7 +164,6 @@ static void lower_divmod_digit(struct cbpf_asm *m, unsigned sp, uint32_t k, bool
 static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uint32_t k,
 			      unsigned sp)
 {
-	bool mod = e->op == BPF_MOD;
 	int rc;
 
 	if (sp + 2 >= BPF_MEMWORDS)
@@ -122,22 +173,8 @@ static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uin
 		rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, e->a, sp + 1);
 	if (rc)
 		return rc;
-	/* n1 = (hi(a) % k) << 16 | lo(a) >> 16; q1 = n1 / k */
-	lower_divmod_digit(m, sp, k, true);
-	if (!mod) {
-		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-		cbpf_asm_stmt(m, BPF_ST, sp + 2);
-	}
-	/* n0 = (n1 % k) << 16 | lo(a) & 0xffff; q0 = n0 / k */
-	lower_divmod_digit(m, sp, k, false);
-	if (mod) {
-		lower_mod_k(m, sp, k);
-		return 0;
-	}
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_K, k);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, sp + 2);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	lower_limb_division(m, sp, sp + 1, sp + 2, (struct div_by){ .v = k },
+			    e->op == BPF_MOD);
 	return 0;
 }
 
@@ -261,7 +298,7 @@ static int lower_divmod_word(struct cbpf_asm *m, const struct cbpf_expr *e, uint
 	if (rc)
 		return rc;
 	/* n = (hi(a) % k) << shift | lo(a) >> (32 - shift); u = lo(a) << shift */
-	lower_mod_k(m, n, k);
+	lower_mod_by(m, n, (struct div_by){ .v = k });
 	if (shift) {
 		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, shift);
 		cbpf_asm_stmt(m, BPF_ST, n);
@@ -388,18 +425,6 @@ static int lower_divmod64_const(struct cbpf_asm *m, const struct cbpf_expr *e, b
 
 /* ---- 64-bit division by a 64-bit variable ---- */
 
-/* A = M[x] % M[y], M[y] not 0. */
-static void lower_mod_mem(struct cbpf_asm *m, unsigned x, unsigned y)
-{
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, y);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, x);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_MUL | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_MISC | BPF_TAX, 0);
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, x);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_SUB | BPF_X, 0);
-}
-
 /*
  * The slots of a 64-bit division by a variable, from sp up: the operands'
  * words, the normalization shift and divisor, the long division's words.
@@ -454,42 +479,6 @@ static void lower_carry_out(struct cbpf_asm *m, const struct div_slots *r, unsig
 }
 
 /*
- * 0 < d < 2^16: long division of hi(n) and the two 16-bit limbs of lo(n)
- * by lo(d), each step below d * 2^16. A = lo(n / d) or lo(n % d).
- */
-static void lower_div_by_limb(struct cbpf_asm *m, const struct div_slots *r, bool mod)
-{
-	lower_mod_mem(m, r->nh, r->dl);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, r->t);
-	cbpf_lower_limb(m, r->nl, true);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->t);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->t);
-	if (!mod) {
-		cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->dl);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
-		cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-		cbpf_asm_stmt(m, BPF_ST, r->qw);
-	}
-	lower_mod_mem(m, r->t, r->dl);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_K, 16);
-	cbpf_asm_stmt(m, BPF_ST, r->t);
-	cbpf_lower_limb(m, r->nl, false);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->t);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->t);
-	if (mod) {
-		lower_mod_mem(m, r->t, r->dl);
-		return;
-	}
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->dl);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_DIV | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->qw);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-}
-
-/*
  * 2^16 <= d < 2^32: (hi(n) % d, lo(n)), both shifted left until d's top
  * bit is set, for the long division (whose quotient is lo(n / d)).
  */
@@ -500,7 +489,7 @@ static void lower_setup_narrow(struct cbpf_asm *m, const struct div_slots *r)
 	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
 	cbpf_asm_stmt(m, BPF_ST, r->s);
 	lower_normalize(m, r, false);
-	lower_mod_mem(m, r->nh, r->dl);
+	lower_mod_by(m, r->nh, (struct div_by){ .mem = true, .v = r->dl });
 	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->s);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_X, 0);
 	cbpf_asm_stmt(m, BPF_ST, r->un);
@@ -757,7 +746,8 @@ static int lower_divmod64_var(struct cbpf_asm *m, const struct cbpf_expr *e, boo
 		cbpf_asm_place(m, nonzero);
 		cbpf_asm_jump(m, BPF_JMP | BPF_JGE | BPF_K, CBPF_LIMB, by_word, by_limb);
 		cbpf_asm_place(m, by_limb);
-		lower_div_by_limb(m, &r, mod);
+		lower_limb_division(m, r.nh, r.nl, r.qw, (struct div_by){ .mem = true, .v = r.dl },
+				    mod);
 		if (mod)
 			lower_mod_words(m, &r, hi, 0, MOD_HI_ZERO);
 		cbpf_asm_ja(m, done);
