@@ -173,8 +173,7 @@ static int lower_divmod_small(struct cbpf_asm *m, const struct cbpf_expr *e, uin
 		rc = cbpf_lower_word_to(m, cbpf_lower_lo_word, e->a, sp + 1);
 	if (rc)
 		return rc;
-	lower_limb_division(m, sp, sp + 1, sp + 2, (struct div_by){ .v = k },
-			    e->op == BPF_MOD);
+	lower_limb_division(m, sp, sp + 1, sp + 2, (struct div_by){ .v = k }, e->op == BPF_MOD);
 	return 0;
 }
 
@@ -599,8 +598,8 @@ static void lower_sub_hi(struct cbpf_asm *m, unsigned hi, unsigned lo, unsigned 
  */
 #define MOD_HI_ZERO UINT32_MAX
 
-static void lower_mod_words(struct cbpf_asm *m, const struct div_slots *r, bool hi, uint32_t lo_slot,
-			    uint32_t hi_slot)
+static void lower_mod_words(struct cbpf_asm *m, const struct div_slots *r, bool hi,
+			    uint32_t lo_slot, uint32_t hi_slot)
 {
 	if (hi_slot == MOD_HI_ZERO) {
 		if (!hi)
