@@ -206,3 +206,24 @@ Test(cbpf_cell_paths, known_values_use_the_simulators_alu)
 	cr_assert_eq(c.action, SECCOMP_RET_KILL_PROCESS, "AUDIT_ARCH_X86_64 >> 28 is 0xc");
 	cbpf_cell_paths_free(&c);
 }
+
+/* (args[0] & 0) != 2 always holds: it must not be taken for a
+ * contradiction by the equalities of its word, which its mask of 0 covers
+ * vacuously (the fuzzer's find). The cell is not fixed: args[0] == 7
+ * allows, anything else gets ERRNO(13). */
+Test(cbpf_cell_paths, an_inequality_outside_its_mask_always_holds)
+{
+	const struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 13),
+	};
+	struct cbpf_cell_paths c = check_cell(f, sizeof(f) / sizeof(f[0]));
+
+	cr_assert_not(c.fixed, "the cell was taken as always %#x", c.action);
+	cbpf_cell_paths_free(&c);
+}

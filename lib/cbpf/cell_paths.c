@@ -112,14 +112,16 @@ static bool path_finish(const struct atom *atoms, size_t n, bool expressible, ui
 
 		if (a->eq)
 			continue;
+		/* First: (x & m) != k always holds when k has bits outside m
+		 * (m may be 0, which the equalities below cover vacuously). */
+		if (a->k & ~a->mask)
+			continue;
 		if ((a->mask & mask[a->word]) == a->mask) {
 			/* Decided by the equalities: true, or a contradiction. */
 			if (((k[a->word] ^ a->k) & a->mask) == 0)
 				return false;
 			continue;
 		}
-		if (a->k & ~a->mask)
-			continue; /* (x & m) != k always holds */
 		expressible = false;
 	}
 	p->expressible = expressible;
