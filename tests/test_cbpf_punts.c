@@ -25,7 +25,7 @@
  * signed division, byte swaps and sign extensions: 6 programs of 1500
  * whose signed divisions make a filter too large (0 with the programs
  * before). */
-#define PUNT_MAX_PERMILLE 7
+#define PUNT_MAX_PERMILLE 4
 /* Inputs per program: a few nr, every edge and constant as arguments. */
 #define PUNT_NR_UPTO 8
 #define PUNT_PER_NR 3	/* argument sets per nr (diff_check) */

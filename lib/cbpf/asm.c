@@ -84,6 +84,19 @@ void cbpf_asm_memo_add(struct cbpf_asm *m, const void *expr, bool hi, unsigned s
 	m->memo[m->nmemo++] = (struct cbpf_asm_memo){ expr, hi, (uint8_t)slot, m->n - 1 };
 }
 
+unsigned cbpf_asm_memo_free_slot(const struct cbpf_asm *m, unsigned sp)
+{
+	unsigned slot, i;
+
+	for (slot = BPF_MEMWORDS; slot-- > sp;) {
+		for (i = 0; i < m->nmemo && m->memo[i].slot != slot; i++)
+			;
+		if (i == m->nmemo)
+			return slot;
+	}
+	return sp;
+}
+
 int cbpf_asm_memo_find(const struct cbpf_asm *m, const void *expr, bool hi)
 {
 	uint32_t i;

@@ -346,6 +346,8 @@ void cbpf_asm_jump(struct cbpf_asm *m, uint16_t code, uint32_t k, uint32_t lt, u
 /* Remember that M[slot] holds the hi or low word of expr, stored by the
  * instruction just appended. */
 void cbpf_asm_memo_add(struct cbpf_asm *m, const void *expr, bool hi, unsigned slot);
+/* The highest slot from sp up that holds no memo (sp if all do). */
+unsigned cbpf_asm_memo_free_slot(const struct cbpf_asm *m, unsigned sp);
 /* The slot holding that word here, or -1. */
 int cbpf_asm_memo_find(const struct cbpf_asm *m, const void *expr, bool hi);
 /* Every label used is placed after its user (cBPF jumps forward only). */

@@ -870,8 +870,12 @@ static int lower_word_memo(struct cbpf_asm *m, const struct cbpf_expr *e, bool h
 	}
 	rc = hi ? lower_hi_word(m, e, sp) : lower_lo_word(m, e, sp);
 	if (!rc && m->n - start > MEMO_MIN_INSNS && sp < BPF_MEMWORDS) {
-		cbpf_asm_stmt(m, BPF_ST, sp);
-		cbpf_asm_memo_add(m, e, hi, sp);
+		/* Away from the temporaries that start at sp, and from the
+		 * memos of its own parts, which a caller may ask for next. */
+		unsigned keep = cbpf_asm_memo_free_slot(m, sp);
+
+		cbpf_asm_stmt(m, BPF_ST, keep);
+		cbpf_asm_memo_add(m, e, hi, keep);
 	}
 	return rc;
 }
