@@ -107,17 +107,26 @@ const char *test_write_filter(const char *dir, const char *name, const char *bod
 	return path[i];
 }
 
-void test_compile_helper(const char *dir, const char *name, char *obj, size_t size)
+void test_compile_bpf(const char *source, const char *obj)
 {
 	const char *src = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
 	char cmd[16384];
 
-	snprintf(obj, size, "%s/%s.bpf.o", dir, name);
 	snprintf(cmd, sizeof(cmd),
 		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
-		 "-I'%s/include' -c '%s/tests/helpers/%s.bpf.c' -o '%s'",
-		 src, src, name, obj);
+		 "-I'%s/include' -c '%s' -o '%s'",
+		 src, source, obj);
 	cr_assert_eq(system(cmd), 0, "cannot compile: %s", cmd);
+}
+
+void test_compile_helper(const char *dir, const char *name, char *obj, size_t size)
+{
+	const char *src = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
+	char source[4096];
+
+	snprintf(obj, size, "%s/%s.bpf.o", dir, name);
+	snprintf(source, sizeof(source), "%s/tests/helpers/%s.bpf.c", src, name);
+	test_compile_bpf(source, obj);
 }
 
 const char test_count_closes_body[] = "struct {\n"

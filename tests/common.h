@@ -40,6 +40,10 @@ const char *test_probe(char *path, size_t size, const char *env, const char *dir
  * Returns its path, in one of 4 static buffers used in turn. */
 const char *test_write_filter(const char *dir, const char *name, const char *body);
 
+/* Compile the BPF C file source (a path) with clang into obj, as the
+ * build does (tests/meson.build, bpf_cflags); fails the test if it cannot. */
+void test_compile_bpf(const char *source, const char *obj);
+
 /* Compile tests/helpers/NAME.bpf.c with clang into dir/NAME.bpf.o, whose
  * path is left in obj. */
 void test_compile_helper(const char *dir, const char *name, char *obj, size_t size);

@@ -22,6 +22,7 @@
 #include "vm/insn.h"
 #include "vm/runtime.h"
 #include "cbpf/diff.h"
+#include "common.h"
 
 #define SLICES 6	   /* 12-bit slices of the result, from bits 0..52 */
 #define RANDOM_INPUTS 2000 /* per program, besides the edges */
@@ -745,7 +746,7 @@ Test(cbpf_lower64, shifts_by_a_variable)
 static struct object *shifts_object(void)
 {
 	const char *b = getenv("SECBPF_BUILD_DIR"), *src = getenv("SECBPF_SOURCE_DIR");
-	char dir[] = "/tmp/secbpf-shifts-XXXXXX", path[1024], cmd[3072];
+	char dir[1024], path[2048], source[2048];
 	struct secbpf_err err = { { 0 } };
 	struct object *obj;
 
@@ -753,18 +754,13 @@ static struct object *shifts_object(void)
 	obj = object_open_file(path, &err);
 	if (obj)
 		return obj;
-	src = src ? src : ".";
-	cr_assert(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/prog.o", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
-		 "-I'%s/include' -c '%s/tests/cbpf/shifts.bpf.c' -o '%s'",
-		 src, src, path);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	test_scratch_dir(dir, sizeof(dir), "secbpf-test-shifts");
+	snprintf(source, sizeof(source), "%s/tests/cbpf/shifts.bpf.c", src ? src : ".");
+	snprintf(path, sizeof(path), "%s/shifts.bpf.o", dir);
+	test_compile_bpf(source, path);
 	obj = object_open_file(path, &err);
+	test_remove_tree(dir);
 	cr_assert(obj, "%s", err.msg);
-	unlink(path);
-	rmdir(dir);
 	return obj;
 }
 

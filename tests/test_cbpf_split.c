@@ -64,18 +64,11 @@ static void write_source(void)
 
 static void setup(void)
 {
-	const char *root = getenv("SECBPF_SOURCE_DIR") ? getenv("SECBPF_SOURCE_DIR") : ".";
-	char cmd[16384];
-
 	test_scratch_dir(dir, sizeof(dir), "secbpf-test-cbpf-split");
 	test_probe(probe, sizeof(probe), "SECBPF_SYSCALL_PROBE", dir, "syscall_probe", "");
 	write_source();
 	snprintf(obj_path, sizeof(obj_path), "%s/many_nrs.bpf.o", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "clang -O2 -g -target bpf -D__x86_64__ -I/usr/include/x86_64-linux-gnu "
-		 "-I'%s/include' -c '%s' -o '%s'",
-		 root, src, obj_path);
-	cr_assert_eq(system(cmd), 0, "cannot compile: %s", cmd);
+	test_compile_bpf(src, obj_path);
 }
 
 static void teardown(void)
