@@ -443,12 +443,17 @@ static struct div_slots div_slots(unsigned sp)
 				   sp + 7, sp + 8, sp + 9, sp + 10, sp + 11, sp + 12 };
 }
 
-/* M[v] <<= the shift that sets its top bit, added to M[s], in steps of 16
- * (if from16), 8, 4, 2, 1; M[v] is not 0. */
-static void lower_normalize(struct cbpf_asm *m, const struct div_slots *r, bool from16)
+/* M[v] = M[from] shifted left until its top bit is set, M[s] = the shift,
+ * found in steps of 16 (if from16), 8, 4, 2, 1; M[from] is not 0. */
+static void lower_normalize(struct cbpf_asm *m, const struct div_slots *r, unsigned from,
+			    bool from16)
 {
 	unsigned k;
 
+	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, from);
+	cbpf_asm_stmt(m, BPF_ST, r->v);
+	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
+	cbpf_asm_stmt(m, BPF_ST, r->s);
 	for (k = from16 ? 16 : 8; k; k /= 2) {
 		uint32_t skip = cbpf_asm_label(m), shift = cbpf_asm_label(m);
 
@@ -464,9 +469,10 @@ static void lower_normalize(struct cbpf_asm *m, const struct div_slots *r, bool 
 	}
 }
 
-/* A = (M[lo] >> 1) >> (31 - M[s]): the bits that a left shift by M[s]
- * (0..31) carries out of a low word, with no shift count of 32. */
-static void lower_carry_out(struct cbpf_asm *m, const struct div_slots *r, unsigned lo)
+/* M[into] |= (M[lo] >> 1) >> (31 - M[s]): the bits that a left shift by
+ * M[s] (0..31) carries out of a low word, with no shift count of 32. */
+static void lower_or_carry_out(struct cbpf_asm *m, const struct div_slots *r, unsigned lo,
+			       unsigned into)
 {
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r->s);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_AND | BPF_K, 31);
@@ -475,6 +481,9 @@ static void lower_carry_out(struct cbpf_asm *m, const struct div_slots *r, unsig
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, lo);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_K, 1);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_RSH | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, into);
+	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
+	cbpf_asm_stmt(m, BPF_ST, into);
 }
 
 /*
@@ -483,19 +492,12 @@ static void lower_carry_out(struct cbpf_asm *m, const struct div_slots *r, unsig
  */
 static void lower_setup_narrow(struct cbpf_asm *m, const struct div_slots *r)
 {
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r->dl);
-	cbpf_asm_stmt(m, BPF_ST, r->v);
-	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->s);
-	lower_normalize(m, r, false);
+	lower_normalize(m, r, r->dl, false);
 	lower_mod_by(m, r->nh, (struct div_by){ .mem = true, .v = r->dl });
 	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->s);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_X, 0);
 	cbpf_asm_stmt(m, BPF_ST, r->un);
-	lower_carry_out(m, r, r->nl);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->un);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->un);
+	lower_or_carry_out(m, r, r->nl, r->un);
 	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->s);
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r->nl);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_LSH | BPF_X, 0);
@@ -509,15 +511,8 @@ static void lower_setup_narrow(struct cbpf_asm *m, const struct div_slots *r)
  */
 static void lower_setup_wide(struct cbpf_asm *m, const struct div_slots *r)
 {
-	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r->dh);
-	cbpf_asm_stmt(m, BPF_ST, r->v);
-	cbpf_asm_stmt(m, BPF_LD | BPF_IMM, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->s);
-	lower_normalize(m, r, true);
-	lower_carry_out(m, r, r->dl);
-	cbpf_asm_stmt(m, BPF_LDX | BPF_MEM, r->v);
-	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_X, 0);
-	cbpf_asm_stmt(m, BPF_ST, r->v);
+	lower_normalize(m, r, r->dh, true);
+	lower_or_carry_out(m, r, r->dl, r->v);
 	cbpf_asm_stmt(m, BPF_LD | BPF_MEM, r->s);
 	cbpf_asm_stmt(m, BPF_ALU | BPF_OR | BPF_K, DIV_WIDE_FLAG);
 	cbpf_asm_stmt(m, BPF_ST, r->s);
