@@ -609,3 +609,27 @@ Test(verifier, rejects_empty_and_null)
 	cr_assert_eq(verifier_check(NULL, &prog, NULL, NULL, &err), -EINVAL);
 	cr_assert_eq(verifier_check(NULL, NULL, NULL, NULL, &err), -EINVAL);
 }
+
+/*
+ * Issue 23's second reproducer as clang writes it: the callee is a bare
+ * `exit` (its constant return propagated into the caller), and the program
+ * is accepted, as the kernel accepts it.
+ */
+Test(verifier, subprogram_with_a_bare_exit_is_accepted)
+{
+	struct secbpf_err err = { { 0 } };
+	struct object *obj = compile_and_open("tests/cbpf/subprog_bare_exit.bpf.c", &err);
+	struct object_prog *prog = object_find_prog(obj, NULL, &err);
+	struct verifier_opts opts = { .sz = sizeof(opts), .tier = SECBPF_TIER_RESTRICTED };
+	uint32_t i;
+	bool bare = false;
+
+	cr_assert_not_null(prog, "%s", err.msg);
+	/* The shape under test: a function that is one exit. */
+	for (i = 0; i < prog->func_cnt; i++)
+		bare |= prog->funcs[i].start > 0 &&
+			prog->insns[prog->funcs[i].start].code == (BPF_JMP | BPF_EXIT);
+	cr_assert(bare, "clang did not leave a bare exit: the test no longer tests the case");
+	cr_assert_eq(verifier_check(obj, prog, &opts, NULL, &err), 0, "%s", err.msg);
+	object_free(obj);
+}

@@ -1033,7 +1033,9 @@ static int explore_exit(struct cbpf_cc *cc, struct explore_state *st, struct cbp
 	uint32_t i;
 	int rc;
 
-	if (st->r[0].kind == CV_UNINIT)
+	/* A subprogram's unset R0 goes back unset (check_exit): the
+	 * verifier has made sure the caller never reads it. */
+	if (st->r[0].kind == CV_UNINIT && st->depth == 0)
 		return explore_reject(cc, st->pc, "R0 is not initialized at exit");
 	if (st->depth > 0) {
 		for (i = 0; i < st->nslots;)

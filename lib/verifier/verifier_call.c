@@ -479,7 +479,13 @@ int check_exit(struct verifier_env *env, uint32_t idx)
 	uint32_t i;
 
 	(void)idx;
-	if (r0->type == REG_NOT_INIT)
+	/*
+	 * The program and a callback must return a value. A subprogram need
+	 * not, as in the kernel: its R0 goes back to the caller as it is, and
+	 * the caller may not read it unset (clang leaves a callee a bare exit
+	 * when it has propagated the callee's constant return to the caller).
+	 */
+	if (r0->type == REG_NOT_INIT && (st->curframe == 0 || f->is_callback))
 		return verr(env, EACCES,
 			    "R0 is not set at exit: the function must "
 			    "return a value");
