@@ -324,3 +324,41 @@ Test(rodata, real_process_gets_the_errnos)
 		cr_assert_str_eq(out, cases[i].want, "fsync(%s)", cases[i].args);
 	}
 }
+
+/*
+ * A .rodata.cst16 table read by a subprogram: the object loads with its
+ * line info (read against the strings clang wrote, not the rebuilt BTF's),
+ * every instruction of both functions has its C line, and the table
+ * decides as written, in the kernel.
+ */
+Test(rodata, regrouped_table_keeps_its_line_info)
+{
+	const char *o = build("cst16_subprog");
+	const struct object_line *l;
+	struct object *obj;
+	uint32_t i;
+
+	obj = open_ok(o);
+	expect_var(obj, "acts", ".rodata.cst16", 0, 16);
+	cr_assert_eq(obj->prog_cnt, 1);
+	cr_assert_gt(obj->progs[0].line_cnt, 0, "no line info");
+	for (i = 0; i < obj->progs[0].insn_cnt; i++) {
+		l = object_prog_line(&obj->progs[0], i);
+		cr_assert_not_null(l, "insn %u has no line", i);
+		cr_expect(strstr(l->file, "tests/rodata/cst16_subprog.bpf.c"), "insn %u: %s", i,
+			  l->file);
+	}
+	/* The table read, the first 32-bit load of pick(), is on line 15. */
+	cr_assert_eq(obj->progs[0].func_cnt, 2);
+	for (i = obj->progs[0].funcs[1].start; i < obj->progs[0].insn_cnt; i++)
+		if (obj->progs[0].insns[i].code == (BPF_LDX | BPF_MEM | BPF_W))
+			break;
+	cr_assert_lt(i, obj->progs[0].insn_cnt, "no 32-bit load");
+	cr_expect_eq(object_prog_line(&obj->progs[0], i)->line, 15);
+	object_free(obj);
+	expect_no_punt(o);
+	expect_action(o, "--arg 0 --arg 0 --arg 0 --arg 0", "KILL_PROCESS\n");
+	expect_action(o, "--arg 0 --arg 0 --arg 0 --arg 5", "TRAP(7)\n");
+	expect_action(o, "--arg 0 --arg 0 --arg 0 --arg 6", "TRACE(3)\n");
+	expect_action(o, "--arg 0 --arg 0 --arg 0 --arg 0x7", "ALLOW\n");
+}

@@ -533,7 +533,9 @@ int loader_read_btf(struct loader *ld)
 		ret = regroup_datasecs(ld, btf, &mv, &fixed);
 		if (ret)
 			goto out;
-		btf__free(btf);
+		/* The rebuilt BTF has new string offsets; .BTF.ext keeps
+		 * clang's (btf_ext.c, btf_ext_str). */
+		ld->obj->btf_as_written = btf;
 		btf = fixed;
 	}
 out:

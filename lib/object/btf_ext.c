@@ -22,9 +22,22 @@ struct btf_ext_hdr {
 	uint32_t line_info_len;
 };
 
+/*
+ * The string at offset off of the string table that .BTF.ext refers to:
+ * the .BTF section as clang wrote it, even when the loader rebuilt obj->btf
+ * (btf.c, regroup_datasecs); NULL if off is outside it. The string lives as
+ * long as the object.
+ */
+static const char *btf_ext_str(const struct loader *ld, uint32_t off)
+{
+	const struct object *obj = ld->obj;
+
+	return btf__name_by_offset(obj->btf_as_written ? obj->btf_as_written : obj->btf, off);
+}
+
 static int check_btf_ext_str(struct loader *ld, uint32_t off, const char *what)
 {
-	if (!btf__name_by_offset(ld->obj->btf, off))
+	if (!btf_ext_str(ld, off))
 		return loader_fail(
 			ld, EINVAL,
 			".BTF.ext: %s offset %u is outside the BTF strings; rebuild the object",
@@ -104,7 +117,7 @@ static int read_line_block(struct loader *ld, const uint8_t *p, uint64_t len, ui
 	memcpy(&name_off, p + *pos, 4);
 	memcpy(&cnt, p + *pos + 4, 4);
 	*pos += 8;
-	name = btf__name_by_offset(ld->obj->btf, name_off);
+	name = btf_ext_str(ld, name_off);
 	if (!name)
 		return loader_fail(ld, EINVAL,
 				   ".BTF.ext line info names section at string offset %u, outside "
@@ -216,8 +229,8 @@ int loader_link_lines(struct loader *ld, const struct prog_link *lk, struct obje
 			if (slot < fn->start || slot - fn->start >= fn->cnt)
 				continue;
 			l->insn_off = (uint32_t)lk->placed[lk->order[i]] + (slot - fn->start);
-			l->file = btf__name_by_offset(ld->obj->btf, li.file_name_off);
-			src = btf__name_by_offset(ld->obj->btf, li.line_off);
+			l->file = btf_ext_str(ld, li.file_name_off);
+			src = btf_ext_str(ld, li.line_off);
 			l->source = src && src[0] ? src : NULL;
 			l->line = BPF_LINE_INFO_LINE_NUM(li.line_col);
 			l->col = BPF_LINE_INFO_LINE_COL(li.line_col);

@@ -268,6 +268,7 @@ void object_free(struct object *obj)
 		free(obj->vars[i].name);
 	free(obj->vars);
 	btf__free(obj->btf);
+	btf__free(obj->btf_as_written);
 	free(obj->license);
 	free(obj->path);
 	free(obj);

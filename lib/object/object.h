@@ -106,6 +106,10 @@ struct object {
 	struct object_var *vars;
 	uint32_t var_cnt;
 	struct btf *btf;		/* NULL if the object has no .BTF */
+	/* The .BTF as clang wrote it, when btf was rebuilt with a string
+	 * table of its own (regrouped DATASECs): .BTF.ext names its strings
+	 * by offsets into this one. NULL when btf kept clang's strings. */
+	struct btf *btf_as_written;
 	/* The ELF image as given, untouched, so that another process (a
 	 * spawned supervisor) can load the very same object. */
 	void *image;
