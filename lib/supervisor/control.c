@@ -176,7 +176,7 @@ static bool peer_under_seccomp(int dirfd)
  * that process's, however long the connection waited in the backlog.
  * Before 6.5, the pidfd names whoever has the pid now, and only a process
  * started after accepted_at is told apart from the caller: a pid reused
- * while the connection waited in the backlog passes (docs/secbpfd.md).
+ * while the connection waited in the backlog passes (docs/threat-model.md).
  */
 static bool open_peer_dir(int conn, pid_t pid, uint64_t accepted_at, int *dirfd)
 {
