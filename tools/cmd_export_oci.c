@@ -2,14 +2,17 @@
 /*
  * `secbpf export-oci (-f OBJ | --prog NAME)`: the OCI seccomp object for
  * a bundle's linux.seccomp (runc, and through it Docker and Kubernetes),
- * whose notified syscalls secbpfd answers (docs/containers.md).
+ * whose notified syscalls secbpfd answers (docs/containers.md), at an
+ * agent socket no other user can hold (service/socket_path.h).
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "oci_export.h"
 #include "oci_filter.h"
+#include "service/socket_path.h"
 
 static void export_usage(FILE *f)
 {
@@ -61,6 +64,14 @@ int cmd_export_oci(int argc, char **argv)
 			  "secbpf oci annotations)",
 			  f.name, err.msg);
 		status = EXIT_REJECTED;
+		goto out;
+	}
+	/* runc, as root, sends the container's listener to listenerPath:
+	 * never name a socket another user could hold. */
+	if (json_object_object_get_ex(profile, "listenerPath", NULL) &&
+	    svc_socket_path_trusted(f.agent, getuid(), &err)) {
+		cli_error("export-oci", "%s: not printed as listenerPath (set --listener PATH)",
+			  err.msg);
 		goto out;
 	}
 	if (output && !(out = fopen(output, "w"))) {

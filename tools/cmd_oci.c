@@ -3,7 +3,8 @@
  * `secbpf oci annotations|patch` (docs/containers.md): the annotations
  * that make crun (and podman with crun) run a container under a secbpf
  * filter, with secbpfd supervising its stateful paths: printed as
- * KEY=VALUE lines, or written into a bundle's config.json.
+ * KEY=VALUE lines, or written into a bundle's config.json. The receiver
+ * is only ever a socket no other user can hold (service/socket_path.h).
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,6 +16,7 @@
 #include "cli.h"
 #include "oci_filter.h"
 #include "service/agent_oci.h"
+#include "service/socket_path.h"
 
 #define ANN_BPF_DATA "run.oci.seccomp_bpf_data"
 #define ANN_RECEIVER "run.oci.seccomp.receiver"
@@ -175,6 +177,7 @@ int cmd_oci(int argc, char **argv)
 	struct oci_source src = { .sets = { .max = 64 } };
 	struct annotation a[3] = { { 0 } };
 	const char *sub, *config = NULL;
+	struct secbpf_err err = { { 0 } };
 	struct oci_filter f = { 0 };
 	struct cli_options o;
 	size_t n = 0;
@@ -210,6 +213,13 @@ int cmd_oci(int argc, char **argv)
 	}
 	if (oci_filter_get(!strcmp(sub, "patch") ? "oci patch" : "oci annotations", &src, &f))
 		goto out;
+	/* crun, as root, sends the container's listener to the receiver:
+	 * never name a socket another user could hold. */
+	if (f.stateful && svc_socket_path_trusted(f.agent, getuid(), &err)) {
+		cli_error("oci", "%s: not printed as %s (set --listener PATH)", err.msg,
+			  ANN_RECEIVER);
+		goto out;
+	}
 	if (annotations_of(&f, a, &n)) {
 		cli_error("oci", "out of memory");
 		goto out;

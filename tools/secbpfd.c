@@ -31,6 +31,7 @@
 #include "service/config.h"
 #include "service/protocol.h"
 #include "service/server.h"
+#include "service/socket_path.h"
 #include "supervisor/supervisor.h"
 
 #define EXIT_REJECTED 1 /* --check: some program is not served */
@@ -131,15 +132,16 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 	return 0;
 }
 
-/* Remove a socket left at path by an earlier instance that is gone
- * (nobody answers it); anything else at path is left for bind to refuse. */
+/* Remove a socket of ours left at path by an earlier instance that is
+ * gone (nobody answers it); anything else at path (a link, another
+ * user's socket) is left for bind to refuse. */
 static void remove_stale_socket(const char *path)
 {
 	struct secbpf_err err;
 	struct stat st;
 	int fd;
 
-	if (lstat(path, &st) || !S_ISSOCK(st.st_mode))
+	if (lstat(path, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
 		return;
 	fd = svc_connect(path, &err);
 	if (fd >= 0) {
@@ -151,10 +153,14 @@ static void remove_stale_socket(const char *path)
 }
 
 /* The client socket at path: any local user may connect (what each may
- * do is decided from its SO_PEERCRED), so it is 0666. */
+ * do is decided from its SO_PEERCRED), so it is 0666. A filesystem path
+ * must be in a directory only we can write (svc_socket_path_trusted); an
+ * abstract name anyone may squat, which only keeps us from starting (a
+ * squatter's handles are refused: handle_check). */
 static int open_socket(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct secbpf_err err;
 	size_t plen = strlen(path);
 	socklen_t alen;
 	int fd;
@@ -165,12 +171,16 @@ static int open_socket(const char *path)
 		return -1;
 	}
 	memcpy(sa.sun_path, path, plen);
-	if (path[0] == '@')
-		sa.sun_path[0] = 0;
-	else
-		remove_stale_socket(path);
 	if (!strcmp(path, SVC_DEFAULT_SOCKET))
 		mkdir("/run/secbpf", 0755);
+	if (path[0] == '@') {
+		sa.sun_path[0] = 0;
+	} else if (svc_socket_path_trusted(path, geteuid(), &err)) {
+		fail_msg("socket", "%s", err.msg);
+		return -1;
+	} else {
+		remove_stale_socket(path);
+	}
 	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + (path[0] != '@'));
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -179,11 +189,22 @@ static int open_socket(const char *path)
 	}
 	if (bind(fd, (struct sockaddr *)&sa, alen) || (path[0] != '@' && chmod(path, 0666)) ||
 	    listen(fd, 128)) {
-		fail_msg(path, "%s (another secbpfd serving it? else remove it)", strerror(errno));
+		fail_msg(path, "cannot serve it: %s (%s)", strerror(errno),
+			 path[0] == '@' ? "another process holds this abstract name: another "
+					  "secbpfd, or any user who bound it first"
+					: "another secbpfd serving it? else remove it");
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/* Undo open_socket when the service cannot start after all. */
+static void close_socket(int fd, const char *path)
+{
+	close(fd);
+	if (path[0] != '@')
+		unlink(path);
 }
 
 /* The sockets systemd passed (secbpfd.socket), or 0 if none; the agent
@@ -272,8 +293,9 @@ int main(int argc, char **argv)
 		created = true;
 	}
 	/* The agent socket: systemd's, or ours (next to a socket of ours, or
-	 * --agent-socket). Without it, runtimes are not served; that is fatal
-	 * only when --agent-socket asked for it. */
+	 * --agent-socket). One we should create and cannot (an abstract or
+	 * untrusted path, a name already bound) is fatal: root's runtimes
+	 * would hand their listeners to whoever holds it. */
 	if (agent_fd >= 0) {
 		int flags = fcntl(agent_fd, F_GETFL);
 
@@ -285,21 +307,26 @@ int main(int argc, char **argv)
 		}
 	} else if (o.agent_path)
 		snprintf(agent_path, sizeof(agent_path), "%s", o.agent_path);
-	else if (svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
-		fail_msg(o.socket_path, "too long to put the agent socket next to it: container "
-					"runtimes are not served (use --agent-socket)");
-		agent_path[0] = '\0';
+	else if (created && svc_agent_socket_for(o.socket_path, agent_path, sizeof(agent_path))) {
+		fail_msg(o.socket_path, "too long to put the agent socket next to it: give "
+					"--agent-socket PATH");
+		close_socket(fds[0], o.socket_path);
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (agent_fd < 0 && agent_path[0] && (o.agent_path || created)) {
 		agent_fd = svc_agent_open(agent_path, &err);
-		agent_created = agent_fd >= 0;
-		if (agent_fd < 0 && o.agent_path) {
-			fail_msg("agent socket", "%s", err.msg);
+		if (agent_fd < 0) {
+			fail_msg("agent socket", "%s%s", err.msg,
+				 o.agent_path ? ""
+					      : "; it goes next to --socket unless --agent-socket "
+						"PATH says where");
+			if (created)
+				close_socket(fds[0], o.socket_path);
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (agent_fd < 0)
-			fail_msg("agent socket", "%s: container runtimes are not served", err.msg);
+		agent_created = true;
 	}
 	memset(&srv, 0, sizeof(srv));
 	srv.has_agent = agent_fd >= 0;

@@ -27,28 +27,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/pidfd.h"
 #include "common/proc_status.h"
 #include "install/policy.h"
 
-/* Not in Debian 12's headers (linux/pidfd.h of Linux 6.11, asm-generic
- * socket.h of 6.5). */
+/* Not in Debian 12's headers (linux/pidfd.h of Linux 6.11). */
 #ifndef PIDFD_GET_USER_NAMESPACE
 #define PIDFD_GET_USER_NAMESPACE _IO(0xFF, 9)
-#endif
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77
 #endif
 
 static int sys_pidfd_open(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-/* Whether the process of pidfd still exists (even as a zombie): then its
- * pid has not been reused. */
-static bool pidfd_alive(int pidfd)
-{
-	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
 /*
@@ -345,22 +335,6 @@ int policy_read_system(struct policy_inputs *in, const char *config_path, struct
 	return 0;
 }
 
-/* The peer's pidfd: SO_PEERPIDFD names exactly the process that connected;
- * before Linux 6.5 pidfd_open(pid) names whoever has that pid now (the
- * liveness check at the end then only proves it did not change after). */
-static int peer_pidfd(int sock, pid_t pid)
-{
-	socklen_t len = sizeof(int);
-	int pidfd = -1;
-
-	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0)
-		return pidfd;
-	if (errno != ENOPROTOOPT && errno != EINVAL)
-		return -errno;
-	pidfd = sys_pidfd_open(pid);
-	return pidfd >= 0 ? pidfd : -errno;
-}
-
 /*
  * The peer's capabilities from its status in procdir: counted only while
  * its effective uid and gid are still those it connected with.
@@ -403,6 +377,7 @@ int policy_read_peer(struct policy_inputs *in, int sock, const char *config_path
 	socklen_t len = sizeof(peer);
 	char procpath[32];
 	int pidfd, procdir, ret;
+	bool exact;
 
 	memset(in, 0, sizeof(*in));
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &len))
@@ -415,7 +390,11 @@ int policy_read_peer(struct policy_inputs *in, int sock, const char *config_path
 	in->pid = peer.pid;
 	in->uid = peer.uid;
 	in->gid = peer.gid;
-	pidfd = peer_pidfd(sock, peer.pid);
+	/* Before Linux 6.5 the pidfd names whoever has the pid now: the
+	 * liveness check at the end then only proves it did not change
+	 * after, and peer_capabilities' uid and gid checks stand for the
+	 * rest. */
+	pidfd = pidfd_of_peer(sock, peer.pid, &exact);
 	if (pidfd < 0)
 		return err_set(err, -pidfd, "a pidfd for peer %d: %s", (int)peer.pid,
 			       strerror(-pidfd));

@@ -19,6 +19,7 @@
 
 #include "service/agent_oci.h"
 #include "service/server.h"
+#include "service/socket_path.h"
 
 #define AGENT_MAX_FDS 16
 
@@ -28,24 +29,27 @@ int svc_agent_open(const char *path, struct secbpf_err *err)
 	size_t plen = strlen(path);
 	socklen_t alen;
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	if (!plen || plen >= sizeof(sa.sun_path))
 		return err_set(err, ENAMETOOLONG, "%s: not a usable socket path (1 to %zu bytes)",
 			       path, sizeof(sa.sun_path) - 1);
+	/* Root's runtimes hand their containers' listeners to whatever
+	 * answers at this path: it must be a name only we can have bound. */
+	rc = svc_socket_path_trusted(path, geteuid(), err);
+	if (rc)
+		return rc;
 	memcpy(sa.sun_path, path, plen);
-	if (path[0] == '@')
-		sa.sun_path[0] = 0;
-	else if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
 		/* Ours from a secbpfd that is gone (the client socket's own
-		 * bind tells a live one apart first). */
+		 * bind tells a live one apart first); anything else there is
+		 * left for bind to refuse. */
 		unlink(path);
-	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + (path[0] != '@'));
+	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return err_set(err, errno, "agent socket: %s", strerror(errno));
-	if (bind(fd, (struct sockaddr *)&sa, alen) || (path[0] != '@' && chmod(path, 0600)) ||
-	    listen(fd, 128)) {
+	if (bind(fd, (struct sockaddr *)&sa, alen) || chmod(path, 0600) || listen(fd, 128)) {
 		int e = errno;
 
 		close(fd);

@@ -24,7 +24,8 @@
 
 /*
  * The agent socket that goes with the client socket sock_path: agent.sock
- * in the same directory ("@NAME" abstract sockets: "@NAME.agent"). Writes
+ * in the same directory ("@NAME" abstract sockets: "@NAME.agent", which
+ * svc_agent_open and the oci tools refuse, as any abstract name). Writes
  * it to buf; returns 0 or -ENAMETOOLONG.
  */
 static inline int svc_agent_socket_for(const char *sock_path, char *buf, size_t size)
@@ -47,8 +48,11 @@ struct svc_endpoint;
 
 /*
  * The agent socket at path: SOCK_STREAM (what crun and runc dial), mode
- * 0600, so only root can connect; a stale socket of a dead secbpfd is
- * replaced. Returns the listening fd (close-on-exec) or -errno with err set.
+ * 0600, so only root can connect; a stale socket of a dead secbpfd (a
+ * socket of our uid) is replaced. path must pass svc_socket_path_trusted
+ * for our uid: never an abstract name, and in a directory only we can
+ * write, so that no other user can receive what a runtime sends there.
+ * Returns the listening fd (close-on-exec) or -errno with err set.
  */
 int svc_agent_open(const char *path, struct secbpf_err *err);
 

@@ -2,7 +2,9 @@
 /*
  * The client side of a secbpfd handle (handle_client.h): the checks on the
  * fd and on the filter image it gives. The service is trusted, but the fd
- * may come from anyone: nothing it sends is installed unchecked.
+ * may come from anyone: it is believed to be the service's only when the
+ * kernel says root of the initial user namespace made it, and nothing it
+ * sends is installed unchecked.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "install/policy.h"
 #include "service/handle_client.h"
 #include "service/protocol.h"
 
@@ -52,6 +55,19 @@ int handle_check(int fd, struct secbpf_err *err)
 			       "fd %d is not a handle of secbpfd: its peer is uid %u (pid %d), "
 			       "the service runs as root",
 			       fd, (unsigned int)peer.uid, (int)peer.pid);
+	/* That uid 0 is root's only where we read it in the initial user
+	 * namespace: in another, it is whoever made the namespace, and a
+	 * socket pair made there reads as root's too. Nothing we can ask
+	 * about the peer from in there tells the two apart (its namespace
+	 * is not ours to inspect), so a handle is used from the initial
+	 * namespace only. */
+	if (!policy_in_init_userns())
+		return err_set(err, EPERM,
+			       "fd %d cannot be told to be a handle of secbpfd: this process is "
+			       "in a user namespace other than the initial one, where uid 0 is "
+			       "whoever made the namespace and a socket pair made there reads as "
+			       "root's; use the handle from the initial user namespace",
+			       fd);
 	return 0;
 }
 

@@ -33,9 +33,13 @@ struct handle_stack {
 
 /*
  * Whether fd can be a handle: a connected AF_UNIX SOCK_SEQPACKET socket
- * whose peer (SO_PEERCRED: who created the pair) is root, as secbpfd is.
- * Returns 0, or -EBADF / -ENOTSOCK / -EPROTOTYPE / -EPERM with err saying
- * what fd is instead.
+ * whose peer (SO_PEERCRED: who created the pair) is root of the initial
+ * user namespace, as secbpfd is. SO_PEERCRED's uid is translated into the
+ * reader's user namespace, where uid 0 is whoever made that namespace: so
+ * the calling process must itself be in the initial one
+ * (policy_in_init_userns), and a handle used from any other is refused.
+ * Returns 0, or -EBADF / -ENOTSOCK / -EPROTOTYPE / -ENOTCONN / -EPERM with
+ * err saying what fd is instead.
  */
 int handle_check(int fd, struct secbpf_err *err);
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/pidfd.h"
 #include "common/proc_status.h"
 #include "service/protocol.h"
 #include "supervisor/supervisor_internal.h"
@@ -168,6 +169,39 @@ static bool peer_under_seccomp(int dirfd)
 }
 
 /*
+ * Open the /proc directory of the process that connected conn (pid, from
+ * SO_PEERCRED) into *dirfd, or return false if that process is gone.
+ * SO_PEERPIDFD (Linux 6.5+) names the very process that called connect:
+ * once /proc/PID is open, its pidfd still alive proves the directory is
+ * that process's, however long the connection waited in the backlog.
+ * Before 6.5, the pidfd names whoever has the pid now, and only a process
+ * started after accepted_at is told apart from the caller: a pid reused
+ * while the connection waited in the backlog passes (docs/threat-model.md).
+ */
+static bool open_peer_dir(int conn, pid_t pid, uint64_t accepted_at, int *dirfd)
+{
+	char path[64];
+	bool exact;
+	int pidfd;
+
+	pidfd = pidfd_of_peer(conn, pid, &exact);
+	if (pidfd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	*dirfd = open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (*dirfd >= 0 && pidfd_alive(pidfd) &&
+	    (exact || process_start_ticks(*dirfd) <= accepted_at)) {
+		close(pidfd);
+		return true;
+	}
+	close(pidfd);
+	if (*dirfd >= 0)
+		close(*dirfd);
+	*dirfd = -1;
+	return false;
+}
+
+/*
  * Decide whether the peer of conn may ask us anything: opens its /proc
  * directory into *dirfd (kept to re-check seccomp on every request).
  * Returns 0, or a positive errno with why[] set.
@@ -175,7 +209,7 @@ static bool peer_under_seccomp(int dirfd)
 static int control_check_peer(const struct supervisor *sv, int conn, uint64_t accepted_at,
 			      int *dirfd, char *why, size_t n)
 {
-	char buf[PROC_STATUS_SIZE], path[64];
+	char buf[PROC_STATUS_SIZE];
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
 	uint64_t cap[1];
@@ -185,11 +219,7 @@ static int control_check_peer(const struct supervisor *sv, int conn, uint64_t ac
 		snprintf(why, n, "cannot identify the caller (SO_PEERCRED)");
 		return EACCES;
 	}
-	snprintf(path, sizeof(path), "/proc/%d", (int)uc.pid);
-	*dirfd = open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-	/* A process that started after we accepted cannot be the one that
-	 * connected: the caller's PID was reused. */
-	if (*dirfd < 0 || process_start_ticks(*dirfd) > accepted_at) {
+	if (!open_peer_dir(conn, uc.pid, accepted_at, dirfd)) {
 		snprintf(why, n, "the caller (pid %d) is gone", (int)uc.pid);
 		return EACCES;
 	}
