@@ -560,7 +560,7 @@ Test(secbpfd, root_of_a_user_namespace_is_unprivileged_to_the_service)
 
 /* --- supervision of what a client attached --- */
 
-/* Attach counter, count n getppid(0xc0), report the service's count. */
+/* Attach counter, count n getppid(0xc0), report the count (as any user). */
 static int nobody_counts(void *arg)
 {
 	struct secbpf_err err = { { 0 } };
@@ -613,6 +613,93 @@ Test(secbpfd, nobody_gets_a_privileged_helper_through_the_service)
 	cr_assert_eq(run_as(NOBODY, nobody_uses_priv, NULL), 0, "%s", shared);
 	/* bpf_get_current_comm ran, for the caller: 'Z'. */
 	cr_assert_str_eq(shared, "-1 90");
+}
+
+/* --- maps: per program (shared by every user) or per user --- */
+
+/*
+ * samples/rate_limit under the service, where its maps are every user's:
+ * nobody runs a tree of more processes than a 4096-entry map holds, each
+ * of which clones once; root's first clone must still pass the filter.
+ * A clone with flags the kernel refuses (CLONE_SIGHAND without CLONE_VM)
+ * goes through the filter (EINVAL after it, EAGAIN from it) without
+ * making a process.
+ */
+#define RL_FANOUT 17 /* 1 + 17 + 289 + 4913 processes clone: within a burst of 20 each */
+#define RL_LEVELS 3
+
+static long rl_clone_probe(void)
+{
+	return syscall(SYS_clone, CLONE_SIGHAND, 0, 0, 0, 0) == -1 ? errno : 0;
+}
+
+/* This process clones RL_FANOUT children, each of which does the same
+ * down to level RL_LEVELS, whose processes clone once (refused by the
+ * kernel). Returns how many clones of the subtree the filter refused. */
+static int rl_tree(int level)
+{
+	int refused = 0, i, st;
+	pid_t pid;
+
+	if (level == RL_LEVELS)
+		return rl_clone_probe() == EAGAIN;
+	for (i = 0; i < RL_FANOUT; i++) {
+		pid = fork();
+		if (pid == 0)
+			_exit(rl_tree(level + 1) ? 1 : 0);
+		if (pid < 0) {
+			refused++;
+			continue;
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			refused++;
+	}
+	return refused;
+}
+
+static int rate_limited_tree(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("rate_limit", &err), refused;
+
+	(void)arg;
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	refused = rl_tree(0);
+	say("refused %d", refused);
+	return 0;
+}
+
+static int rate_limited_clone(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("rate_limit", &err);
+	long e;
+
+	(void)arg;
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	e = rl_clone_probe();
+	say("clone: %s", strerror((int)e));
+	return 0;
+}
+
+Test(secbpfd, one_users_many_processes_do_not_fill_rate_limit_for_others)
+{
+	char rl[4200], cmd[8600];
+
+	need_root();
+	test_sample_path(rl, sizeof(rl), "rate_limit");
+	make_config("allow rate_limit user=nobody\nallow rate_limit user=root\n");
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/programs.d/rate_limit.o'", rl, cfg);
+	cr_assert_eq(test_shell(out, sizeof(out), "%s", cmd), 0, "%s", out);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, rate_limited_tree, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "refused 0",
+			 "5220 processes, each its own bucket, none over its burst");
+	cr_assert_eq(run_as(0, rate_limited_clone, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "clone: Invalid argument",
+			 "the filter let root's first clone through to the kernel");
 }
 
 /* --- forged, replayed and misdirected handles --- */
