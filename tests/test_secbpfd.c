@@ -617,6 +617,64 @@ Test(secbpfd, nobody_gets_a_privileged_helper_through_the_service)
 
 /* --- maps: per program (shared by every user) or per user --- */
 
+Test(secbpfd, maps_per_program_are_shared_by_every_user)
+{
+	need_root();
+	make_config("allow counter user=nobody\nallow counter user=root\n");
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)5), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)3), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "root counts on nobody's count: one map for the program");
+}
+
+Test(secbpfd, maps_per_user_keep_each_users_entries_apart)
+{
+	need_root();
+	make_config("allow counter user=nobody\nallow counter user=root\n"
+		    "maps counter per-user\n");
+	start_daemon();
+	log_contains("counter: served at tier unprivileged (stateful, maps per user)");
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)5), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)3), 0, "%s", shared);
+	cr_assert_str_eq(shared, "3", "root must not see nobody's count");
+	/* Each user's maps live on across its attachments, as a program's do. */
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)2), 0, "%s", shared);
+	cr_assert_str_eq(shared, "7");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)1), 0, "%s", shared);
+	cr_assert_str_eq(shared, "4");
+}
+
+Test(secbpfd, maps_lines_are_checked)
+{
+	static const struct {
+		const char *conf, *msg;
+	} cases[] = {
+		{ "allow counter user=root\nmaps counter per-group\n",
+		  "secbpfd.conf:2: maps: 'per-group': expected per-user or per-program" },
+		{ "allow counter user=root\nmaps counter\n",
+		  "secbpfd.conf:2: maps: expected 'maps NAME per-user|per-program'" },
+		{ "allow counter user=root\nmaps counter per-user\nmaps counter per-program\n",
+		  "secbpfd.conf:3: maps: counter: per-program here, but per-user at line 2" },
+		{ "allow counter user=root\nmaps plain per-user\n",
+		  "secbpfd.conf:2: maps: plain: no allow line approves this program" },
+		{ "maps nosuch per-user\n", "secbpfd.conf:1: " },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_config(cases[i].conf);
+		cr_assert_eq(check_config(), 2, "%s: %s", cases[i].conf, out);
+		cr_assert(strstr(out, cases[i].msg), "%s: want '%s' in: %s", cases[i].conf,
+			  cases[i].msg, out);
+	}
+	/* Both orders, and the default said out loud, are fine. */
+	make_config("maps counter per-user\nallow counter user=root\n"
+		    "allow plain user=root\nmaps plain per-program\n");
+	cr_assert_eq(check_config(), 0, "%s", out);
+}
+
 /*
  * samples/rate_limit under the service, where its maps are every user's:
  * nobody runs a tree of more processes than a 4096-entry map holds, each
