@@ -760,6 +760,232 @@ Test(secbpfd, one_users_many_processes_do_not_fill_rate_limit_for_others)
 			 "the filter let root's first clone through to the kernel");
 }
 
+/* --- SIGHUP: rereading the configuration --- */
+
+/* Whether the service has logged the outcome of *(int *)nth reloads. */
+static bool reloads_logged(void *nth)
+{
+	char text[64];
+
+	test_shell(text, sizeof(text),
+		   "grep -c -e 'secbpfd: reloaded:' -e 'secbpfd: reload refused:' '%s'", logpath);
+	return atoi(text) >= *(int *)nth;
+}
+
+/* Send SIGHUP and wait for the service to log its nth reload's outcome,
+ * which must say expect. */
+static void reload_daemon(const char *expect, int nth)
+{
+	kill(daemon_pid, SIGHUP);
+	cr_assert(test_wait_for(reloads_logged, &nth, 30000), "reload %d not logged: %s", nth,
+		  (test_shell(out, sizeof(out), "cat '%s'", logpath), out));
+	cr_assert_eq(kill(daemon_pid, 0), 0, "secbpfd is gone after SIGHUP");
+	log_contains(expect);
+}
+
+/* A process that attached counter before the reload and goes on after it:
+ * it counts 5, writes to ready, waits for go, counts 3 and reports. */
+struct long_client {
+	pid_t pid;
+	int ready, go; /* the test's ends */
+};
+
+static void long_client_start(struct long_client *lc)
+{
+	int r[2], g[2];
+	char c;
+
+	cr_assert_eq(pipe(r), 0);
+	cr_assert_eq(pipe(g), 0);
+	memset(shared, 0, SHARED_SIZE);
+	lc->pid = fork();
+	cr_assert_geq(lc->pid, 0);
+	if (lc->pid == 0) {
+		struct secbpf_err err = { { 0 } };
+		int h, i;
+
+		close(r[0]);
+		close(g[1]);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		h = get_handle("counter", &err);
+		if (h < 0 || install_handle(h, &err)) {
+			say("%s", err.msg);
+			_exit(1);
+		}
+		for (i = 0; i < 5; i++)
+			syscall(SYS_getppid, 0xc0, 0);
+		if (write(r[1], "r", 1) != 1 || read(g[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < 3; i++)
+			if (syscall(SYS_getppid, 0xc0, 0) < 0)
+				say("getppid: %s; ", strerror(errno));
+		say("%lld", counter_value());
+		_exit(0);
+	}
+	close(r[1]);
+	close(g[0]);
+	lc->ready = r[0];
+	lc->go = g[1];
+	cr_assert_eq(read(lc->ready, &c, 1), 1, "the client did not attach: %s", shared);
+}
+
+/* Let it count after the reload; returns its exit status. */
+static int long_client_finish(struct long_client *lc)
+{
+	int st;
+
+	cr_assert_eq(write(lc->go, "g", 1), 1);
+	cr_assert_eq(waitpid(lc->pid, &st, 0), lc->pid);
+	close(lc->ready);
+	close(lc->go);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The configuration of the reload tests: every program served. */
+static const char reload_conf[] = "allow counter user=nobody\n"
+				  "allow plain user=root\n";
+
+Test(secbpfd, sighup_keeps_serving_the_processes_it_supervises)
+{
+	struct long_client lc;
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	long_client_start(&lc);
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("1 handle and 1 supervised filter keep the programs they had");
+	cr_assert_eq(long_client_finish(&lc), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "the service's answers after SIGHUP, from the same maps");
+	/* And new requests are served: a new attachment, the new catalog's
+	 * maps (the program loaded again, with fresh maps). */
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)2), 0, "%s", shared);
+	cr_assert_str_eq(shared, "2");
+}
+
+static int root_asks(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle(arg, &err);
+
+	if (h < 0)
+		return say("%s", err.msg), -h;
+	close(h);
+	return 0;
+}
+
+/* A handle from before the reload still gives its program's image. */
+static int old_handle_works(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	size_t len;
+
+	if (!get_image((int)(intptr_t)arg, &len, &err))
+		return say("%s", err.msg), 1;
+	return 0;
+}
+
+Test(secbpfd, sighup_serves_added_programs_and_stops_removed_ones)
+{
+	char path[4400];
+	int old;
+	struct secbpf_err err = { { 0 } };
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	cr_assert_eq(run_as(0, root_asks, "plain2"), ENOENT, "%s", shared);
+	old = get_handle("plain", &err);
+	cr_assert_geq(old, 0, "%s", err.msg);
+	/* plain goes, plain2 (a new file) comes. */
+	cr_assert_eq(test_shell(out, sizeof(out), "cp '%s' '%s/programs.d/plain2.o'",
+				service_object("plain"), cfg),
+		     0, "%s", out);
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	write_file(path, "allow counter user=nobody\nallow plain2 user=root\n");
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("secbpfd: plain2: served at tier");
+	cr_assert_eq(run_as(0, root_asks, "plain2"), 0, "%s", shared);
+	cr_assert_eq(run_as(0, root_asks, "plain"), ENOENT, "%s", shared);
+	cr_assert(strstr(shared, "plain: no such program"), "%s", shared);
+	/* The handle minted before keeps what it refers to. */
+	cr_assert_eq(run_as(0, old_handle_works, (void *)(intptr_t)old), 0, "%s", shared);
+	close(old);
+}
+
+Test(secbpfd, a_broken_configuration_on_sighup_keeps_the_old_one)
+{
+	char path[4400];
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	/* A syntax error: nothing changes, and the log says where. */
+	write_file(path, "allow counter user=nobody\nalow plain2 user=root\n");
+	reload_daemon("secbpfd: reload refused: ", 1);
+	log_contains("secbpfd.conf:2: unknown line 'alow'");
+	log_contains("still serving the configuration loaded before");
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)4), 0, "%s", shared);
+	cr_assert_str_eq(shared, "4");
+	/* A program that fails verification: all or nothing, so plain stays
+	 * and counter keeps its maps. */
+	write_file(path, "allow counter user=nobody tier=restricted\n");
+	reload_daemon("secbpfd: reload refused: 1 program rejected", 2);
+	log_contains("secbpfd: counter: rejected: ");
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)1), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5", "the old catalog, its maps and all, still serves");
+	/* A missing program file. */
+	write_file(path, "allow counter user=nobody\nallow gone user=root\n");
+	reload_daemon("programs.d/gone.o: No such file or directory", 3);
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+}
+
+/* What a fresh attachment of counter answers for getppid(0xc2): the
+ * served object's answer (7 from plain.o). */
+static int nobody_asks_c2(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("counter", &err), rc;
+	long r;
+
+	(void)arg;
+	if (h < 0)
+		return say("%s", err.msg), 1;
+	rc = install_handle(h, &err);
+	if (rc < 0)
+		return say("%s", err.msg), 1;
+	errno = 0;
+	r = syscall(SYS_getppid, 0xc2);
+	say("%ld %d", r, errno);
+	return 0;
+}
+
+Test(secbpfd, an_attachment_keeps_its_program_and_maps_when_the_file_changes)
+{
+	struct long_client lc;
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	long_client_start(&lc);
+	/* counter.o becomes plain.o's program: stateless, no count. */
+	cr_assert_eq(test_shell(out, sizeof(out), "cp '%s' '%s/programs.d/counter.o'",
+				service_object("plain"), cfg),
+		     0, "%s", out);
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("secbpfd: counter: served at tier unprivileged (stateless)");
+	cr_assert_eq(long_client_finish(&lc), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "the attachment runs the program it attached, with its maps");
+	/* A new process gets the new program. */
+	cr_assert_eq(run_as(NOBODY, nobody_asks_c2, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "-1 7");
+}
+
 /* --- forged, replayed and misdirected handles --- */
 
 Test(secbpfd, the_client_socket_is_not_a_handle)

@@ -180,6 +180,46 @@ struct svc_program *svc_catalog_find(struct svc_catalog *cat, const char *name)
 	return NULL;
 }
 
+struct svc_catalog *svc_catalog_open(const char *dir, const char *policy_path, FILE *log,
+				     int *rejected, struct secbpf_err *err)
+{
+	struct svc_catalog *cat = calloc(1, sizeof(*cat));
+	struct svc_config *config = calloc(1, sizeof(*config));
+	int rc;
+
+	if (!cat || !config) {
+		free(cat);
+		free(config);
+		err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	rc = svc_config_load(config, dir, err);
+	if (!rc)
+		rc = svc_catalog_load(cat, config, policy_path, log, err);
+	if (rc < 0) {
+		svc_catalog_free(cat);
+		svc_config_free(config);
+		free(cat);
+		free(config);
+		return NULL;
+	}
+	cat->own_config = config;
+	*rejected = rc;
+	return cat;
+}
+
+void svc_catalog_destroy(struct svc_catalog *cat)
+{
+	struct svc_config *config = cat->own_config;
+
+	svc_catalog_free(cat);
+	if (!config)
+		return;
+	svc_config_free(config);
+	free(config);
+	free(cat);
+}
+
 /* uid's maps of p, or NULL. */
 static struct svc_user_maps *find_user_maps(struct svc_program *p, uid_t uid)
 {

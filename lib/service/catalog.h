@@ -4,7 +4,9 @@
  * at its granted tier as the policy caps it (as `secbpf verify` caps it),
  * compiled once, with one runtime (its maps) that every attachment of the
  * program shares, or one per uid that attaches (maps per-user), and the
- * filter image (protocol.h) handles give out.
+ * filter image (protocol.h) handles give out. A catalog is one reading of
+ * the configuration: a reload (SIGHUP) makes a new one, and the old one
+ * lives on, unchanged, while handles or attachments still use it.
  */
 #ifndef SECBPF_SERVICE_CATALOG_H
 #define SECBPF_SERVICE_CATALOG_H
@@ -54,6 +56,12 @@ struct svc_catalog {
 	struct svc_program *progs; /* one per config entry, in its order */
 	size_t n;
 	unsigned int workers; /* supervisor workers = PERCPU slots of each runtime */
+	/* Handles and attachments using one of progs: a catalog that a
+	 * reload replaced is freed once none is left (lib/service/reload.c). */
+	size_t refs;
+	struct svc_catalog *next_retired;
+	/* Made by svc_catalog_open: the catalog owns config and itself. */
+	struct svc_config *own_config;
 };
 
 /*
@@ -68,6 +76,18 @@ struct svc_catalog {
 int svc_catalog_load(struct svc_catalog *cat, const struct svc_config *config,
 		     const char *policy_path, FILE *log, struct secbpf_err *err);
 void svc_catalog_free(struct svc_catalog *cat);
+
+/*
+ * Read DIR/secbpfd.conf and load its programs as svc_catalog_load does,
+ * into a new catalog that owns its configuration (free it with
+ * svc_catalog_destroy). *rejected: the programs not served. Returns NULL
+ * with err set if the configuration or the policy cannot be read.
+ */
+struct svc_catalog *svc_catalog_open(const char *dir, const char *policy_path, FILE *log,
+				     int *rejected, struct secbpf_err *err);
+/* Free cat: all of it if svc_catalog_open made it, else its programs
+ * (svc_catalog_free), leaving the struct and its config to their owner. */
+void svc_catalog_destroy(struct svc_catalog *cat);
 
 /* The program called name (served or not), or NULL. */
 struct svc_program *svc_catalog_find(struct svc_catalog *cat, const char *name);

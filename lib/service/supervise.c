@@ -130,6 +130,7 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	a->next = srv->attachments;
 	srv->attachments = a;
 	srv->nattachments++;
+	svc_catalog_hold(p);
 	if (srv->log)
 		fprintf(srv->log, "secbpfd: %s: supervising pid %d for uid %u (%s %llu)\n",
 			p->conf->name, (int)pid, (unsigned int)uid,
@@ -158,6 +159,7 @@ void svc_attachments_reap(struct svc_server *srv)
 				a->prog->conf->name, (int)a->pid);
 		*pp = a->next;
 		srv->nattachments--;
+		svc_catalog_put(srv, a->prog);
 		free(a);
 	}
 }
