@@ -63,7 +63,7 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 {
 	struct supervisor_opts so = {
 		.sz = sizeof(so),
-		.nworkers = srv->cat->workers, /* the runtime's PERCPU slots */
+		.nworkers = p->cat->workers, /* the runtime's PERCPU slots */
 		.log = srv->log,
 		/* The control socket (secbpf ps, map dump, dump): shown as the
 		 * service's, reachable by the attaching process's owner (and
