@@ -3,9 +3,15 @@
  * A rate limiter: each process may make `limited_nr` (clone by default, a
  * fork bomb's syscall) at most `burst` times in a row and then `per_second`
  * times a second; beyond that it fails with EAGAIN, as fork does when a
- * limit is hit. A token bucket per process, keyed by its TGID, refilled from
- * bpf_ktime_get_ns. Shows helpers and a hash map together. Tokens are
- * counted in nanoseconds of credit so that no division is needed.
+ * limit is hit. A token bucket per process, refilled from bpf_ktime_get_ns.
+ * Tokens are counted in nanoseconds of credit so that no division is
+ * needed.
+ *
+ * The bucket is in task storage (bpf_task_storage_get with a NULL task:
+ * the calling process), so it goes when its process goes. A map keyed by
+ * TGID would keep the bucket of every process that ever cloned: once full,
+ * every later process's clone would fail, and under secbpfd, whose maps
+ * every user of the program shares, one user could fill it for all.
  *
  * The syscall has a number per ABI: `limited_nr` is x86_64's and
  * `limited_nr_i386` i386's (clone is 120 there, and a 64-bit process
@@ -23,12 +29,13 @@ const volatile __u64 burst = 20;
 struct bucket {
 	__u64 credit_ns; /* tokens * (1e9 / per_second) */
 	__u64 last_ns;
+	__u32 started; /* 0: created by this call, still empty */
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32); /* tgid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct bucket);
 } buckets SEC(".maps");
 
@@ -36,8 +43,7 @@ SEC("seccomp")
 int rate_limit(struct seccomp_data *ctx)
 {
 	__u64 now, cost, cap, credit;
-	struct bucket *b, fresh;
-	__u32 tgid;
+	struct bucket *b;
 
 	SECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64, I386);
 	if ((__u32)ctx->nr != (SECBPF_ARCH_IS_I386(ctx) ? limited_nr_i386 : limited_nr))
@@ -47,13 +53,13 @@ int rate_limit(struct seccomp_data *ctx)
 	now = bpf_ktime_get_ns();
 	cost = 1000000000ull / per_second;
 	cap = cost * burst;
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	b = bpf_map_lookup_elem(&buckets, &tgid);
-	if (!b) {
-		fresh.credit_ns = cap - cost; /* this call spends one */
-		fresh.last_ns = now;
-		if (bpf_map_update_elem(&buckets, &tgid, &fresh, BPF_ANY))
-			return SECCOMP_RET_ERRNO | EAGAIN; /* map full: fail closed */
+	b = bpf_task_storage_get(&buckets, NULL, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!b)
+		return SECCOMP_RET_ERRNO | EAGAIN; /* no room for a bucket: fail closed */
+	if (!b->started) {
+		b->started = 1;
+		b->credit_ns = cap - cost; /* this call spends one */
+		b->last_ns = now;
 		return SECCOMP_RET_ALLOW;
 	}
 	/* Threads of one process race here; the supervisor serializes

@@ -560,7 +560,7 @@ Test(secbpfd, root_of_a_user_namespace_is_unprivileged_to_the_service)
 
 /* --- supervision of what a client attached --- */
 
-/* Attach counter, count n getppid(0xc0), report the service's count. */
+/* Attach counter, count n getppid(0xc0), report the count (as any user). */
 static int nobody_counts(void *arg)
 {
 	struct secbpf_err err = { { 0 } };
@@ -613,6 +613,378 @@ Test(secbpfd, nobody_gets_a_privileged_helper_through_the_service)
 	cr_assert_eq(run_as(NOBODY, nobody_uses_priv, NULL), 0, "%s", shared);
 	/* bpf_get_current_comm ran, for the caller: 'Z'. */
 	cr_assert_str_eq(shared, "-1 90");
+}
+
+/* --- maps: per program (shared by every user) or per user --- */
+
+Test(secbpfd, maps_per_program_are_shared_by_every_user)
+{
+	need_root();
+	make_config("allow counter user=nobody\nallow counter user=root\n");
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)5), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)3), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "root counts on nobody's count: one map for the program");
+}
+
+Test(secbpfd, maps_per_user_keep_each_users_entries_apart)
+{
+	need_root();
+	make_config("allow counter user=nobody\nallow counter user=root\n"
+		    "maps counter per-user\n");
+	start_daemon();
+	log_contains("counter: served at tier unprivileged (stateful, maps per user)");
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)5), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)3), 0, "%s", shared);
+	cr_assert_str_eq(shared, "3", "root must not see nobody's count");
+	/* Each user's maps live on across its attachments, as a program's do. */
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)2), 0, "%s", shared);
+	cr_assert_str_eq(shared, "7");
+	cr_assert_eq(run_as(0, nobody_counts, (void *)1), 0, "%s", shared);
+	cr_assert_str_eq(shared, "4");
+}
+
+Test(secbpfd, maps_lines_are_checked)
+{
+	static const struct {
+		const char *conf, *msg;
+	} cases[] = {
+		{ "allow counter user=root\nmaps counter per-group\n",
+		  "secbpfd.conf:2: maps: 'per-group': expected per-user or per-program" },
+		{ "allow counter user=root\nmaps counter\n",
+		  "secbpfd.conf:2: maps: expected 'maps NAME per-user|per-program'" },
+		{ "allow counter user=root\nmaps counter per-user\nmaps counter per-program\n",
+		  "secbpfd.conf:3: maps: counter: per-program here, but per-user at line 2" },
+		{ "allow counter user=root\nmaps plain per-user\n",
+		  "secbpfd.conf:2: maps: plain: no allow line approves this program" },
+		{ "maps nosuch per-user\n", "secbpfd.conf:1: " },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_config(cases[i].conf);
+		cr_assert_eq(check_config(), 2, "%s: %s", cases[i].conf, out);
+		cr_assert(strstr(out, cases[i].msg), "%s: want '%s' in: %s", cases[i].conf,
+			  cases[i].msg, out);
+	}
+	/* Both orders, and the default said out loud, are fine. */
+	make_config("maps counter per-user\nallow counter user=root\n"
+		    "allow plain user=root\nmaps plain per-program\n");
+	cr_assert_eq(check_config(), 0, "%s", out);
+}
+
+/*
+ * samples/rate_limit under the service, where its maps are every user's:
+ * nobody runs a tree of more processes than a 4096-entry map holds, each
+ * of which clones once; root's first clone must still pass the filter.
+ * A clone with flags the kernel refuses (CLONE_SIGHAND without CLONE_VM)
+ * goes through the filter (EINVAL after it, EAGAIN from it) without
+ * making a process.
+ */
+#define RL_FANOUT 16 /* 1 + 16 + 256 + 4096 processes clone: within a burst of 20 each */
+#define RL_LEVELS 3
+
+static long rl_clone_probe(void)
+{
+	return syscall(SYS_clone, CLONE_SIGHAND, 0, 0, 0, 0) == -1 ? errno : 0;
+}
+
+/* This process clones RL_FANOUT children, each of which does the same
+ * down to level RL_LEVELS, whose processes clone once (refused by the
+ * kernel). Returns how many clones of the subtree the filter refused. */
+static int rl_tree(int level)
+{
+	int refused = 0, i, st;
+	pid_t pid;
+
+	if (level == RL_LEVELS)
+		return rl_clone_probe() == EAGAIN;
+	for (i = 0; i < RL_FANOUT; i++) {
+		pid = fork();
+		if (pid == 0)
+			_exit(rl_tree(level + 1) ? 1 : 0);
+		if (pid < 0) {
+			refused++;
+			continue;
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			refused++;
+	}
+	return refused;
+}
+
+static int rate_limited_tree(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("rate_limit", &err), refused;
+
+	(void)arg;
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	refused = rl_tree(0);
+	say("refused %d", refused);
+	return 0;
+}
+
+static int rate_limited_clone(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("rate_limit", &err);
+	long e;
+
+	(void)arg;
+	if (h < 0 || install_handle(h, &err))
+		return say("%s", err.msg), 1;
+	e = rl_clone_probe();
+	say("clone: %s", strerror((int)e));
+	return 0;
+}
+
+Test(secbpfd, one_users_many_processes_do_not_fill_rate_limit_for_others)
+{
+	char rl[4200], cmd[8600];
+
+	need_root();
+	test_sample_path(rl, sizeof(rl), "rate_limit");
+	make_config("allow rate_limit user=nobody\nallow rate_limit user=root\n");
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/programs.d/rate_limit.o'", rl, cfg);
+	cr_assert_eq(test_shell(out, sizeof(out), "%s", cmd), 0, "%s", out);
+	start_daemon();
+	cr_assert_eq(run_as(NOBODY, rate_limited_tree, NULL), 0, "%s", shared);
+	cr_expect_str_eq(shared, "refused 0",
+			 "%s: 4369 processes, each its own bucket, none over its burst", shared);
+	cr_assert_eq(run_as(0, rate_limited_clone, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "clone: Invalid argument",
+			 "%s: the filter must let root's first clone through to the kernel",
+			 shared);
+}
+
+/* --- SIGHUP: rereading the configuration --- */
+
+/* Whether the service has logged the outcome of *(int *)nth reloads. */
+static bool reloads_logged(void *nth)
+{
+	char text[64];
+
+	test_shell(text, sizeof(text),
+		   "grep -c -e 'secbpfd: reloaded:' -e 'secbpfd: reload refused:' '%s'", logpath);
+	return atoi(text) >= *(int *)nth;
+}
+
+/* Send SIGHUP and wait for the service to log its nth reload's outcome,
+ * which must say expect. */
+static void reload_daemon(const char *expect, int nth)
+{
+	kill(daemon_pid, SIGHUP);
+	cr_assert(test_wait_for(reloads_logged, &nth, 30000), "reload %d not logged: %s", nth,
+		  (test_shell(out, sizeof(out), "cat '%s'", logpath), out));
+	cr_assert_eq(kill(daemon_pid, 0), 0, "secbpfd is gone after SIGHUP");
+	log_contains(expect);
+}
+
+/* A process that attached counter before the reload and goes on after it:
+ * it counts 5, writes to ready, waits for go, counts 3 and reports. */
+struct long_client {
+	pid_t pid;
+	int ready, go; /* the test's ends */
+};
+
+static void long_client_start(struct long_client *lc)
+{
+	int r[2], g[2];
+	char c;
+
+	cr_assert_eq(pipe(r), 0);
+	cr_assert_eq(pipe(g), 0);
+	memset(shared, 0, SHARED_SIZE);
+	lc->pid = fork();
+	cr_assert_geq(lc->pid, 0);
+	if (lc->pid == 0) {
+		struct secbpf_err err = { { 0 } };
+		int h, i;
+
+		close(r[0]);
+		close(g[1]);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(120);
+		h = get_handle("counter", &err);
+		if (h < 0 || install_handle(h, &err)) {
+			say("%s", err.msg);
+			_exit(1);
+		}
+		for (i = 0; i < 5; i++)
+			syscall(SYS_getppid, 0xc0, 0);
+		if (write(r[1], "r", 1) != 1 || read(g[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < 3; i++)
+			if (syscall(SYS_getppid, 0xc0, 0) < 0)
+				say("getppid: %s; ", strerror(errno));
+		say("%lld", counter_value());
+		_exit(0);
+	}
+	close(r[1]);
+	close(g[0]);
+	lc->ready = r[0];
+	lc->go = g[1];
+	cr_assert_eq(read(lc->ready, &c, 1), 1, "the client did not attach: %s", shared);
+}
+
+/* Let it count after the reload; returns its exit status. */
+static int long_client_finish(struct long_client *lc)
+{
+	int st;
+
+	cr_assert_eq(write(lc->go, "g", 1), 1);
+	cr_assert_eq(waitpid(lc->pid, &st, 0), lc->pid);
+	close(lc->ready);
+	close(lc->go);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The configuration of the reload tests: every program served. */
+static const char reload_conf[] = "allow counter user=nobody\n"
+				  "allow plain user=root\n";
+
+Test(secbpfd, sighup_keeps_serving_the_processes_it_supervises)
+{
+	struct long_client lc;
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	long_client_start(&lc);
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("1 handle and 1 supervised filter keep the programs they had");
+	cr_assert_eq(long_client_finish(&lc), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "the service's answers after SIGHUP, from the same maps");
+	/* And new requests are served: a new attachment, the new catalog's
+	 * maps (the program loaded again, with fresh maps). */
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)2), 0, "%s", shared);
+	cr_assert_str_eq(shared, "2");
+}
+
+static int root_asks(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle(arg, &err);
+
+	if (h < 0)
+		return say("%s", err.msg), -h;
+	close(h);
+	return 0;
+}
+
+/* A handle from before the reload still gives its program's image. */
+static int old_handle_works(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	size_t len;
+
+	if (!get_image((int)(intptr_t)arg, &len, &err))
+		return say("%s", err.msg), 1;
+	return 0;
+}
+
+Test(secbpfd, sighup_serves_added_programs_and_stops_removed_ones)
+{
+	char path[4400];
+	int old;
+	struct secbpf_err err = { { 0 } };
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	cr_assert_eq(run_as(0, root_asks, "plain2"), ENOENT, "%s", shared);
+	old = get_handle("plain", &err);
+	cr_assert_geq(old, 0, "%s", err.msg);
+	/* plain goes, plain2 (a new file) comes. */
+	cr_assert_eq(test_shell(out, sizeof(out), "cp '%s' '%s/programs.d/plain2.o'",
+				service_object("plain"), cfg),
+		     0, "%s", out);
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	write_file(path, "allow counter user=nobody\nallow plain2 user=root\n");
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("secbpfd: plain2: served at tier");
+	cr_assert_eq(run_as(0, root_asks, "plain2"), 0, "%s", shared);
+	cr_assert_eq(run_as(0, root_asks, "plain"), ENOENT, "%s", shared);
+	cr_assert(strstr(shared, "plain: no such program"), "%s", shared);
+	/* The handle minted before keeps what it refers to. */
+	cr_assert_eq(run_as(0, old_handle_works, (void *)(intptr_t)old), 0, "%s", shared);
+	close(old);
+}
+
+Test(secbpfd, a_broken_configuration_on_sighup_keeps_the_old_one)
+{
+	char path[4400];
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	snprintf(path, sizeof(path), "%s/secbpfd.conf", cfg);
+	/* A syntax error: nothing changes, and the log says where. */
+	write_file(path, "allow counter user=nobody\nalow plain2 user=root\n");
+	reload_daemon("secbpfd: reload refused: ", 1);
+	log_contains("secbpfd.conf:2: unknown line 'alow'");
+	log_contains("still serving the configuration loaded before");
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)4), 0, "%s", shared);
+	cr_assert_str_eq(shared, "4");
+	/* A program that fails verification: all or nothing, so plain stays
+	 * and counter keeps its maps. */
+	write_file(path, "allow counter user=nobody tier=restricted\n");
+	reload_daemon("secbpfd: reload refused: 1 program rejected", 2);
+	log_contains("secbpfd: counter: rejected: ");
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+	cr_assert_eq(run_as(NOBODY, nobody_counts, (void *)1), 0, "%s", shared);
+	cr_assert_str_eq(shared, "5", "the old catalog, its maps and all, still serves");
+	/* A missing program file. */
+	write_file(path, "allow counter user=nobody\nallow gone user=root\n");
+	reload_daemon("programs.d/gone.o: No such file or directory", 3);
+	cr_assert_eq(run_as(0, root_asks, "plain"), 0, "%s", shared);
+}
+
+/* What a fresh attachment of counter answers for getppid(0xc2): the
+ * served object's answer (7 from plain.o). */
+static int nobody_asks_c2(void *arg)
+{
+	struct secbpf_err err = { { 0 } };
+	int h = get_handle("counter", &err), rc;
+	long r;
+
+	(void)arg;
+	if (h < 0)
+		return say("%s", err.msg), 1;
+	rc = install_handle(h, &err);
+	if (rc < 0)
+		return say("%s", err.msg), 1;
+	errno = 0;
+	r = syscall(SYS_getppid, 0xc2);
+	say("%ld %d", r, errno);
+	return 0;
+}
+
+Test(secbpfd, an_attachment_keeps_its_program_and_maps_when_the_file_changes)
+{
+	struct long_client lc;
+
+	need_root();
+	make_config(reload_conf);
+	start_daemon();
+	long_client_start(&lc);
+	/* counter.o becomes plain.o's program: stateless, no count. */
+	cr_assert_eq(test_shell(out, sizeof(out), "cp '%s' '%s/programs.d/counter.o'",
+				service_object("plain"), cfg),
+		     0, "%s", out);
+	reload_daemon("secbpfd: reloaded: serving 2 programs", 1);
+	log_contains("secbpfd: counter: served at tier unprivileged (stateless)");
+	cr_assert_eq(long_client_finish(&lc), 0, "%s", shared);
+	cr_assert_str_eq(shared, "8", "the attachment runs the program it attached, with its maps");
+	/* A new process gets the new program. */
+	cr_assert_eq(run_as(NOBODY, nobody_asks_c2, NULL), 0, "%s", shared);
+	cr_assert_str_eq(shared, "-1 7");
 }
 
 /* --- forged, replayed and misdirected handles --- */

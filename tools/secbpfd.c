@@ -67,6 +67,9 @@ static void usage(FILE *f)
 		"                  per program, and exit: 0 if all are served, 1 if not\n"
 		"  -h, --help      show this help\n"
 		"\n"
+		"SIGHUP rereads DIR and the policy: new requests get the new programs,\n"
+		"attachments keep theirs; a configuration with an error changes nothing.\n"
+		"\n"
 		"Exit status: 0 stopped by SIGTERM or SIGINT (or --check: all good),\n"
 		"1 (--check) some program rejected, 2 usage, configuration or system error.\n");
 }
@@ -281,6 +284,13 @@ int main(int argc, char **argv)
 		rc = rejected ? EXIT_REJECTED : 0;
 		goto out;
 	}
+	/* From here a SIGHUP or SIGTERM waits for the event loop (a reload
+	 * as soon as the socket answers must not kill the service). */
+	if (svc_block_signals()) {
+		fail_msg("setup", "cannot block SIGTERM, SIGINT and SIGHUP: %s", strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (!o.foreground)
 		nfds = activated_sockets(fds, SVC_MAX_LISTEN, &agent_fd);
 	if (nfds == 0) {
@@ -332,6 +342,7 @@ int main(int argc, char **argv)
 	srv.has_agent = agent_fd >= 0;
 	srv.agent_ep.fd = agent_fd;
 	srv.cat = &cat;
+	srv.config_dir = o.config_dir; /* reread on SIGHUP */
 	srv.policy_path = o.policy_path;
 	srv.log = stderr;
 	setvbuf(stderr, NULL, _IOLBF, 0);

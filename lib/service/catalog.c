@@ -3,7 +3,8 @@
  * Loading secbpfd's approved programs (see catalog.h): verify each at the
  * tier its allow lines grant, capped by the policy exactly as `secbpf
  * verify` caps it, compile it once and lay out the filter image that every
- * handle of the program gives.
+ * handle of the program gives; for maps per user, one more compilation
+ * (and runtime) per uid that attaches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,18 +62,26 @@ static int refuse(struct svc_program *p, const struct secbpf_err *err)
 	return -1;
 }
 
+/* Compile verified p into plan, with runtimes of its own. */
+static int plan_program(const struct svc_program *p, struct stack_plan *plan,
+			struct secbpf_err *err)
+{
+	struct stack_plan_opts po = { .sz = sizeof(po), .ncpus = p->cat->workers };
+	struct stack_plan_target t = { .obj = p->obj, .prog = p->prog, .name = p->label };
+
+	return stack_plan_build(plan, &t, 1, &po, err);
+}
+
 /*
  * Load, verify and compile one program. The service loads it, so the
  * policy decides from the service's own credentials; probe_read_user
  * never reads non-dumpable targets for a client (loader_cap_sys_ptrace
  * off): the clients, not the service, own the targets.
  */
-static int load_program(struct svc_program *p, const struct policy_inputs *in, unsigned int workers)
+static int load_program(struct svc_program *p, const struct policy_inputs *in)
 {
 	const struct svc_program_conf *c = p->conf;
 	struct verifier_opts vo = { .sz = sizeof(vo) };
-	struct stack_plan_opts po = { .sz = sizeof(po), .ncpus = workers };
-	struct stack_plan_target t;
 	struct secbpf_err err = { { 0 } };
 	struct policy_decision d;
 
@@ -91,10 +100,7 @@ static int load_program(struct svc_program *p, const struct policy_inputs *in, u
 	vo.tier_reason = d.reason[0] ? d.reason : NULL;
 	if (verifier_check(p->obj, p->prog, &vo, NULL, &err))
 		return refuse(p, &err);
-	t.obj = p->obj;
-	t.prog = p->prog;
-	t.name = p->label;
-	if (stack_plan_build(&p->plan, &t, 1, &po, &err))
+	if (plan_program(p, &p->plan, &err))
 		return refuse(p, &err);
 	p->stateful = p->plan.stateful;
 	if (build_image(p, &err)) {
@@ -113,8 +119,9 @@ static void report(FILE *log, const struct svc_program *p)
 		fprintf(log, "secbpfd: %s: rejected: %s\n", p->conf->name, p->message);
 		return;
 	}
-	fprintf(log, "secbpfd: %s: served at tier %s (%s)%s%s\n", p->conf->name,
+	fprintf(log, "secbpfd: %s: served at tier %s (%s%s)%s%s\n", p->conf->name,
 		secbpf_tier_name(p->tier), p->stateful ? "stateful" : "stateless",
+		p->stateful && p->conf->maps == SVC_MAPS_PER_USER ? ", maps per user" : "",
 		p->tier_reason[0] ? ": " : "", p->tier_reason);
 }
 
@@ -135,8 +142,9 @@ int svc_catalog_load(struct svc_catalog *cat, const struct svc_config *config,
 		return err_set(err, ENOMEM, "out of memory");
 	cat->n = config->nprogs;
 	for (i = 0; i < cat->n; i++) {
+		cat->progs[i].cat = cat;
 		cat->progs[i].conf = &config->progs[i];
-		if (load_program(&cat->progs[i], &in, cat->workers))
+		if (load_program(&cat->progs[i], &in))
 			rejected++;
 		report(log, &cat->progs[i]);
 	}
@@ -152,6 +160,9 @@ void svc_catalog_free(struct svc_catalog *cat)
 
 		if (p->served)
 			stack_plan_free(&p->plan);
+		while (p->nuser_maps)
+			stack_plan_free(&p->user_maps[--p->nuser_maps].plan);
+		free(p->user_maps);
 		free(p->image);
 		object_free(p->obj);
 	}
@@ -167,4 +178,101 @@ struct svc_program *svc_catalog_find(struct svc_catalog *cat, const char *name)
 		if (!strcmp(cat->progs[i].conf->name, name))
 			return &cat->progs[i];
 	return NULL;
+}
+
+struct svc_catalog *svc_catalog_open(const char *dir, const char *policy_path, FILE *log,
+				     int *rejected, struct secbpf_err *err)
+{
+	struct svc_catalog *cat = calloc(1, sizeof(*cat));
+	struct svc_config *config = calloc(1, sizeof(*config));
+	int rc;
+
+	if (!cat || !config) {
+		free(cat);
+		free(config);
+		err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	rc = svc_config_load(config, dir, err);
+	if (!rc)
+		rc = svc_catalog_load(cat, config, policy_path, log, err);
+	if (rc < 0) {
+		svc_catalog_free(cat);
+		svc_config_free(config);
+		free(cat);
+		free(config);
+		return NULL;
+	}
+	cat->own_config = config;
+	*rejected = rc;
+	return cat;
+}
+
+void svc_catalog_destroy(struct svc_catalog *cat)
+{
+	struct svc_config *config = cat->own_config;
+
+	svc_catalog_free(cat);
+	if (!config)
+		return;
+	svc_config_free(config);
+	free(config);
+	free(cat);
+}
+
+/* uid's maps of p, or NULL. */
+static struct svc_user_maps *find_user_maps(struct svc_program *p, uid_t uid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nuser_maps; i++)
+		if (p->user_maps[i].uid == uid)
+			return &p->user_maps[i];
+	return NULL;
+}
+
+int svc_program_plan(struct svc_program *p, uid_t uid, const struct stack_plan **plan,
+		     struct secbpf_err *err)
+{
+	struct svc_user_maps *um, *grown;
+	struct stack_plan mine;
+	int rc;
+
+	*plan = &p->plan;
+	if (!p->stateful || p->conf->maps != SVC_MAPS_PER_USER)
+		return 0;
+	um = find_user_maps(p, uid);
+	if (um) {
+		*plan = &um->plan;
+		return 0;
+	}
+	if (p->nuser_maps >= SVC_MAX_USER_MAPS)
+		return err_set(err, EMFILE,
+			       "%d users have maps of their own for this program, its most: "
+			       "restart the service to free them, or make its maps per program",
+			       SVC_MAX_USER_MAPS);
+	rc = plan_program(p, &mine, err);
+	if (rc)
+		return rc;
+	/* The client installed p's image: the supervisor must simulate the
+	 * very filters it installed. A compilation is deterministic; this
+	 * makes sure of it. */
+	if (stack_plan_digest(&mine) != stack_plan_digest(&p->plan)) {
+		stack_plan_free(&mine);
+		return err_set(err, EPROTO, "%s: a second compilation gave other filters",
+			       p->label);
+	}
+	/* The plans move with the array; what supervisors were given
+	 * (sv_progs, runtimes) is on the heap and does not. */
+	grown = realloc(p->user_maps, (p->nuser_maps + 1) * sizeof(*grown));
+	if (!grown) {
+		stack_plan_free(&mine);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	p->user_maps = grown;
+	um = &p->user_maps[p->nuser_maps++];
+	um->uid = uid;
+	um->plan = mine;
+	*plan = &um->plan;
+	return 0;
 }

@@ -3,7 +3,10 @@
  * The programs secbpfd serves: each approved object loaded, verified once
  * at its granted tier as the policy caps it (as `secbpf verify` caps it),
  * compiled once, with one runtime (its maps) that every attachment of the
- * program shares, and the filter image (protocol.h) handles give out.
+ * program shares, or one per uid that attaches (maps per-user), and the
+ * filter image (protocol.h) handles give out. A catalog is one reading of
+ * the configuration: a reload (SIGHUP) makes a new one, and the old one
+ * lives on, unchanged, while handles or attachments still use it.
  */
 #ifndef SECBPF_SERVICE_CATALOG_H
 #define SECBPF_SERVICE_CATALOG_H
@@ -19,7 +22,18 @@
 #include "service/config.h"
 #include "verifier/verifier.h"
 
+/* The runtime of a program with maps per user, for one uid: its own
+ * compilation of the program, which gives the very same filters. */
+struct svc_user_maps {
+	uid_t uid;
+	struct stack_plan plan;
+};
+
+/* At most this many uids get maps of their own from one program. */
+#define SVC_MAX_USER_MAPS 256
+
 struct svc_program {
+	struct svc_catalog *cat;	     /* the catalog it belongs to */
 	const struct svc_program_conf *conf; /* name, grants, granted tier */
 	bool served;			     /* verified and compiled */
 	enum secbpf_tier tier;		     /* verified at: granted, capped by the policy */
@@ -32,12 +46,22 @@ struct svc_program {
 	bool stateful;
 	void *image; /* struct svc_filter_image and its entries */
 	size_t image_len;
+	/* Maps per user: the uids that attached so far, each with its own
+	 * runtime (plan.runtimes); plan above is then only the image's. */
+	struct svc_user_maps *user_maps;
+	size_t nuser_maps;
 };
 
 struct svc_catalog {
 	struct svc_program *progs; /* one per config entry, in its order */
 	size_t n;
 	unsigned int workers; /* supervisor workers = PERCPU slots of each runtime */
+	/* Handles and attachments using one of progs: a catalog that a
+	 * reload replaced is freed once none is left (lib/service/reload.c). */
+	size_t refs;
+	struct svc_catalog *next_retired;
+	/* Made by svc_catalog_open: the catalog owns config and itself. */
+	struct svc_config *own_config;
 };
 
 /*
@@ -53,7 +77,29 @@ int svc_catalog_load(struct svc_catalog *cat, const struct svc_config *config,
 		     const char *policy_path, FILE *log, struct secbpf_err *err);
 void svc_catalog_free(struct svc_catalog *cat);
 
+/*
+ * Read DIR/secbpfd.conf and load its programs as svc_catalog_load does,
+ * into a new catalog that owns its configuration (free it with
+ * svc_catalog_destroy). *rejected: the programs not served. Returns NULL
+ * with err set if the configuration or the policy cannot be read.
+ */
+struct svc_catalog *svc_catalog_open(const char *dir, const char *policy_path, FILE *log,
+				     int *rejected, struct secbpf_err *err);
+/* Free cat: all of it if svc_catalog_open made it, else its programs
+ * (svc_catalog_free), leaving the struct and its config to their owner. */
+void svc_catalog_destroy(struct svc_catalog *cat);
+
 /* The program called name (served or not), or NULL. */
 struct svc_program *svc_catalog_find(struct svc_catalog *cat, const char *name);
+
+/*
+ * The plan whose runtimes an attachment of served program p by uid runs,
+ * into *plan: p's own (maps per program, or a stateless program), or
+ * uid's (maps per user), compiled on its first attachment with filters
+ * identical to p's. Returns 0, or -errno with err set if uid's cannot be
+ * made (-EMFILE past SVC_MAX_USER_MAPS uids).
+ */
+int svc_program_plan(struct svc_program *p, uid_t uid, const struct stack_plan **plan,
+		     struct secbpf_err *err);
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Parsing secbpfd.conf (see config.h): one "allow" line per program and
- * principal, merged per program, with every mistake reported as
- * FILE:LINE so that an administrator can fix it.
+ * principal and at most one "maps" line per program, merged per program,
+ * with every mistake reported as FILE:LINE so that an administrator can
+ * fix it.
  */
 #include <errno.h>
 #include <grp.h>
@@ -223,6 +224,59 @@ static int parse_allow(struct svc_config *c, const char *dir, char **w, size_t n
 	return 0;
 }
 
+/* "maps NAME per-user|per-program" at line: whose maps NAME's attachments
+ * use. A second line for NAME must say the same. */
+static int parse_maps(struct svc_config *c, const char *dir, char **w, size_t n, int line,
+		      struct secbpf_err *err)
+{
+	enum svc_maps_scope scope;
+	struct svc_program_conf *p;
+
+	if (n != 3)
+		return err_set(err, EINVAL,
+			       "%s:%d: maps: expected 'maps NAME per-user|per-program'", c->path,
+			       line);
+	if (!svc_config_valid_name(w[1]))
+		return err_set(err, EINVAL,
+			       "%s:%d: maps: '%s' is not a program name (letters, digits, "
+			       "'_', '-', '.', at most %d, not starting with '.')",
+			       c->path, line, w[1], SVC_NAME_MAX);
+	if (!strcmp(w[2], "per-user"))
+		scope = SVC_MAPS_PER_USER;
+	else if (!strcmp(w[2], "per-program"))
+		scope = SVC_MAPS_PER_PROGRAM;
+	else
+		return err_set(err, EINVAL, "%s:%d: maps: '%s': expected per-user or per-program",
+			       c->path, line, w[2]);
+	p = program_for(c, dir, w[1], line, err);
+	if (!p)
+		return -EINVAL;
+	if (p->maps_line && p->maps != scope)
+		return err_set(err, EINVAL,
+			       "%s:%d: maps: %s: %s here, but %s at line %d: one program has one "
+			       "kind of maps",
+			       c->path, line, w[1], w[2],
+			       p->maps == SVC_MAPS_PER_USER ? "per-user" : "per-program",
+			       p->maps_line);
+	p->maps = scope;
+	p->maps_line = line;
+	return 0;
+}
+
+/* Every program named has an allow line: a maps line alone approves
+ * nothing, and is most likely a misspelt name. */
+static int check_programs(const struct svc_config *c, struct secbpf_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprogs; i++)
+		if (!c->progs[i].ngrants)
+			return err_set(err, EINVAL,
+				       "%s:%d: maps: %s: no allow line approves this program",
+				       c->path, c->progs[i].maps_line, c->progs[i].name);
+	return 0;
+}
+
 int svc_config_load(struct svc_config *c, const char *dir, struct secbpf_err *err)
 {
 	char *line = NULL, *words[8];
@@ -254,14 +308,19 @@ int svc_config_load(struct svc_config *c, const char *dir, struct secbpf_err *er
 		}
 		if (!strcmp(words[0], "allow"))
 			rc = parse_allow(c, dir, words, n, lineno, err);
+		else if (!strcmp(words[0], "maps"))
+			rc = parse_maps(c, dir, words, n, lineno, err);
 		else
-			rc = err_set(err, EINVAL, "%s:%d: unknown line '%s' (expected 'allow')",
+			rc = err_set(err, EINVAL,
+				     "%s:%d: unknown line '%s' (expected 'allow' or 'maps')",
 				     c->path, lineno, words[0]);
 		if (rc)
 			break;
 	}
 	if (!rc && ferror(f))
 		rc = err_set(err, EIO, "%s: read error", c->path);
+	if (!rc)
+		rc = check_programs(c, err);
 	free(line);
 	fclose(f);
 	return rc;

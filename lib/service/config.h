@@ -28,11 +28,19 @@ struct svc_grant {
 	int line;
 };
 
-/* One approved program: every allow line naming it, merged. */
+/* Whose maps an attachment of a program uses (the "maps" line). */
+enum svc_maps_scope {
+	SVC_MAPS_PER_PROGRAM, /* one set, shared by every user of the program */
+	SVC_MAPS_PER_USER,    /* one set per uid that attaches */
+};
+
+/* One approved program: every allow and maps line naming it, merged. */
 struct svc_program_conf {
 	char name[SVC_NAME_MAX + 1];
 	enum secbpf_tier tier; /* granted (all its lines agree), before the policy caps it */
 	int tier_line;	       /* the line that gave the tier; 0: the default */
+	enum svc_maps_scope maps;
+	int maps_line; /* the maps line; 0: none, the default (per program) */
 	struct svc_grant *grants;
 	size_t ngrants;
 	char *object_path; /* DIR/programs.d/NAME.o */
@@ -47,9 +55,12 @@ struct svc_config {
 /*
  * Parse DIR/secbpfd.conf. Lines (blank lines and '#' comments ignored):
  *   allow NAME user=USER|group=GROUP [tier=restricted|unprivileged|privileged]
+ *   maps NAME per-user|per-program
  * USER and GROUP are names or numeric ids; the tier defaults to
- * unprivileged and every line of one NAME must give the same tier. Each
- * NAME needs DIR/programs.d/NAME.o (only its existence is checked here).
+ * unprivileged and every line of one NAME must give the same tier. A maps
+ * line names a program that has an allow line; without one, its maps are
+ * per program. Each NAME needs DIR/programs.d/NAME.o (only its existence
+ * is checked here).
  * Returns 0, or a negative errno with err naming "FILE:LINE: what: why".
  */
 int svc_config_load(struct svc_config *c, const char *dir, struct secbpf_err *err);

@@ -79,6 +79,7 @@ int svc_handle_mint(struct svc_server *srv, struct svc_program *prog, uid_t uid,
 	h->next = srv->handles;
 	srv->handles = h;
 	srv->nhandles++;
+	svc_catalog_hold(prog);
 	*client_fd = sv[1];
 	return 0;
 }
@@ -95,6 +96,7 @@ static void handle_close(struct svc_server *srv, struct svc_handle *h)
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, h->ep.fd, NULL);
 	close(h->ep.fd);
 	srv->nhandles--;
+	svc_catalog_put(srv, h->prog);
 	free(h);
 }
 

@@ -274,17 +274,33 @@ static void serve_conn(struct svc_server *srv, struct svc_conn *c)
 		conn_close(srv, c);
 }
 
-/* The signals that stop the service, taken from a signalfd. */
-static int open_signals(struct svc_server *srv)
+/* The signals that stop the service (SIGTERM, SIGINT) or reload it (SIGHUP). */
+static void service_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+int svc_block_signals(void)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
+	service_signals(&set);
+	return sigprocmask(SIG_BLOCK, &set, NULL) ? -errno : 0;
+}
+
+/* The service's signals, taken from a signalfd: no handler runs, the loop
+ * acts on them. */
+static int open_signals(struct svc_server *srv)
+{
+	sigset_t set;
+	int rc = svc_block_signals();
+
+	if (rc)
+		return rc;
+	service_signals(&set);
 	srv->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return srv->sigfd < 0 ? -errno : 0;
 }
@@ -355,10 +371,11 @@ static void serve_teardown(struct svc_server *srv)
 		close(srv->epfd);
 	if (srv->donefd >= 0 && !srv->attachments)
 		close(srv->donefd);
+	svc_catalogs_free(srv);
 }
 
-/* Whether a stop signal came (and which, for the log). */
-static int stop_signal(struct svc_server *srv)
+/* The signal that came, or 0 if none. */
+static int next_signal(struct svc_server *srv)
 {
 	struct signalfd_siginfo si;
 
@@ -407,8 +424,10 @@ int svc_serve(struct svc_server *srv, const int *listen_fds, size_t n)
 				svc_attachments_reap(srv);
 				break;
 			case SVC_EP_SIGNAL:
-				sig = stop_signal(srv);
-				if (sig) {
+				sig = next_signal(srv);
+				if (sig == SIGHUP) {
+					svc_reload(srv);
+				} else if (sig) {
 					fprintf(srv->log, "secbpfd: %s: stopping\n",
 						strsignal(sig));
 					srv->stopping = true;

@@ -41,7 +41,7 @@ enum svc_endpoint_kind {
 	SVC_EP_LISTEN, /* a listening client socket */
 	SVC_EP_CONN,   /* a client connection */
 	SVC_EP_HANDLE, /* the service's end of a handle */
-	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT */
+	SVC_EP_SIGNAL, /* the signalfd: SIGTERM, SIGINT, SIGHUP */
 	SVC_EP_DONE,   /* the eventfd the attachment waiters write */
 	SVC_EP_AGENT,  /* the agent socket, or a runtime's connection (agent_oci.c) */
 };
@@ -69,7 +69,7 @@ struct svc_conn {
 struct svc_handle {
 	struct svc_endpoint ep;
 	uint64_t id;
-	struct svc_program *prog; /* served, never changes */
+	struct svc_program *prog; /* served, never changes (a reload keeps it) */
 	uid_t owner;		  /* who asked for it: counted against that uid */
 	bool spent;		  /* it attached (a handle attaches once) */
 	struct svc_handle *next;
@@ -89,8 +89,10 @@ struct svc_attachment {
 };
 
 struct svc_server {
-	struct svc_catalog *cat;
-	const char *policy_path; /* for SVC_REQ_POLICY; NULL: the system's */
+	struct svc_catalog *cat;     /* what new handles and runtimes get */
+	struct svc_catalog *retired; /* replaced by a reload, still in use */
+	const char *config_dir;	     /* reread on SIGHUP; NULL: no reload */
+	const char *policy_path;     /* for SVC_REQ_POLICY; NULL: the system's */
 	FILE *log;
 	int epfd, sigfd, donefd;
 	struct svc_endpoint listen[SVC_MAX_LISTEN];
@@ -142,8 +144,31 @@ void svc_attachments_reap(struct svc_server *srv);
 /* supervise.c: how many attachments uid has. */
 size_t svc_attachments_of(const struct svc_server *srv, uid_t uid);
 
+/* reload.c: a handle or an attachment now uses p's catalog. */
+void svc_catalog_hold(struct svc_program *p);
+/* reload.c: one less user of p's catalog: a catalog a reload replaced is
+ * freed with its last. */
+void svc_catalog_put(struct svc_server *srv, struct svc_program *p);
 /*
- * serve.c: serve until SIGTERM or SIGINT. listen_fds are bound, listening
+ * reload.c: reread srv->config_dir and the policy, load and verify every
+ * program, and serve that catalog to new requests; handles and
+ * attachments keep theirs. All or nothing: a configuration that cannot be
+ * read or has a program that is not served changes nothing. Logs either
+ * way; returns 0 or -errno.
+ */
+int svc_reload(struct svc_server *srv);
+/* reload.c: at exit, with no attachment left: free every catalog the
+ * service made (not the one it was given). */
+void svc_catalogs_free(struct svc_server *srv);
+
+/* serve.c: block the signals svc_serve takes from its signalfd (SIGTERM,
+ * SIGINT, SIGHUP), so that one sent before it watches them waits for it
+ * instead of killing the service. Returns 0 or -errno. */
+int svc_block_signals(void);
+
+/*
+ * serve.c: serve until SIGTERM or SIGINT, rereading the configuration on
+ * SIGHUP (svc_reload). listen_fds are bound, listening
  * SOCK_SEQPACKET unix sockets (taken over). Returns 0, or -errno after
  * logging why. At exit live attachments are not waited for: their
  * processes fail closed (ENOSYS) once the service is gone.

@@ -3,8 +3,8 @@
  * Supervision as a service: one supervisor (lib/supervisor, the same one
  * `secbpf run` uses) per attached listener, running the handle's program
  * with the runtime the catalog made for it, so that every attachment of a
- * program shares its maps. A waiter thread per attachment tells the event
- * loop when the last filtered process is gone.
+ * program shares its maps (or, maps per user, every attachment by one uid). A waiter thread per
+ * attachment tells the event loop when the last filtered process is gone.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -63,7 +63,7 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 {
 	struct supervisor_opts so = {
 		.sz = sizeof(so),
-		.nworkers = srv->cat->workers, /* the runtime's PERCPU slots */
+		.nworkers = p->cat->workers, /* the runtime's PERCPU slots */
 		.log = srv->log,
 		/* The control socket (secbpf ps, map dump, dump): shown as the
 		 * service's, reachable by the attaching process's owner (and
@@ -81,6 +81,7 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 		.obj = p->obj,
 		.prog = p->prog,
 	};
+	const struct stack_plan *plan;
 	struct svc_attachment *a;
 	int rc;
 
@@ -92,6 +93,11 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 		close(listener);
 		return err_set(err, EBADF, "the fd sent is not a seccomp listener");
 	}
+	rc = svc_program_plan(p, uid, &plan, err);
+	if (rc) {
+		close(listener);
+		return rc;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		close(listener);
@@ -102,8 +108,8 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	a->handle_id = handle_id;
 	a->uid = uid;
 	a->pid = pid;
-	a->sv = supervisor_new(listener, p->stateful ? p->plan.sv_progs : &plain,
-			       p->stateful ? p->plan.n : 1, &so, err);
+	a->sv = supervisor_new(listener, p->stateful ? plan->sv_progs : &plain,
+			       p->stateful ? plan->n : 1, &so, err);
 	if (!a->sv) {
 		close(listener);
 		free(a);
@@ -124,6 +130,7 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	a->next = srv->attachments;
 	srv->attachments = a;
 	srv->nattachments++;
+	svc_catalog_hold(p);
 	if (srv->log)
 		fprintf(srv->log, "secbpfd: %s: supervising pid %d for uid %u (%s %llu)\n",
 			p->conf->name, (int)pid, (unsigned int)uid,
@@ -152,6 +159,7 @@ void svc_attachments_reap(struct svc_server *srv)
 				a->prog->conf->name, (int)a->pid);
 		*pp = a->next;
 		srv->nattachments--;
+		svc_catalog_put(srv, a->prog);
 		free(a);
 	}
 }
