@@ -375,7 +375,8 @@ static void attach_and_exec(void)
 	p = obj ? secbpf_object__find_program(obj, NULL) : NULL;
 	if (!p)
 		_exit(93);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	/* Dumpable, as a process that never changed its uid is. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		_exit(94);
 	rc = secbpf_program__attach(p, &o);
 	if (rc) {
@@ -406,4 +407,72 @@ Test(escape, record)
 	need_root();
 	rc = shell(AS_NOBODY "'%s' record -- '%s' %d", tool, nprobe, (int)getpid());
 	expect_no_escape("record", rc, kinds);
+}
+
+/* The fake supervisor of the next test: it writes down what it sees of
+ * the caller (--caller PID) and of the helper (its parent), then exits. */
+static const char spy_script[] = "#!/bin/sh\n"
+				 "caller=\n"
+				 "while [ $# -gt 0 ]; do\n"
+				 "	[ \"$1\" = --caller ] && caller=$2\n"
+				 "	shift\n"
+				 "done\n"
+				 "{ grep '^Seccomp:' /proc/$caller/status; echo \"helper_uid "
+				 "$(stat -c %u /proc/$PPID/status)\"; }"
+				 " > \"$(dirname \"$0\")/out/seen\"\n"
+				 "exit 1\n";
+
+static void attach_with_spy(void)
+{
+	char path[4300];
+	struct secbpf_attach_opts o = { .sz = sizeof(o), .supervisor = path };
+	struct secbpf_object *obj;
+	struct secbpf_program *p;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/programs.d/count_closes.o", dir);
+	obj = secbpf_object__open_file(path, NULL);
+	p = obj ? secbpf_object__find_program(obj, NULL) : NULL;
+	if (!p)
+		_exit(93);
+	/* Dumpable, as a process that never changed its uid is (setuid
+	 * made us not): the helper is a copy of us. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		_exit(94);
+	snprintf(path, sizeof(path), "%s/spy/spy.sh", dir);
+	rc = secbpf_program__attach(p, &o);
+	printf("attach %d: %s\n", rc, secbpf_object__last_error(obj));
+	fflush(stdout);
+	_exit(0);
+}
+
+/*
+ * The attach API's supervisor is started, and its helper non-dumpable,
+ * before anything is installed: no filtered code (a TSYNC thread, a caller
+ * that gave up waiting) ever runs while either could be ptraced. A fake
+ * supervisor looks at the caller's Seccomp: line and at who owns the
+ * helper's /proc entry (its files are root's while it is non-dumpable).
+ */
+Test(escape, the_api_supervisor_starts_before_the_install)
+{
+	char path[4300];
+	FILE *f;
+	int rc;
+
+	need_root();
+	cr_assert_eq(shell("mkdir -p spy/out && chown %d spy/out", NOBODY), 0, "%s", out);
+	snprintf(path, sizeof(path), "%s/spy/spy.sh", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(spy_script, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(path, 0755), 0);
+	rc = as_nobody_child("spy", attach_with_spy);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "attach -10: ") && strstr(out, "exited with status 1"), "%s", out);
+	cr_expect(strstr(out, "nothing was installed"), "%s", out);
+	snprintf(path, sizeof(path), "%s/spy/out/seen", dir);
+	read_output(path);
+	cr_expect(strstr(out, "Seccomp:\t0\n"), "the caller was filtered already: %s", out);
+	cr_expect(strstr(out, "helper_uid 0\n"), "the helper was dumpable: %s", out);
 }
