@@ -50,26 +50,46 @@ static void report(pid_t pid, const char *what, bool granted, int e)
 	       granted ? "granted" : "refused", e ? " errno=" : "", e ? strerror(e) : "");
 }
 
-/* The parent of pid from /proc/PID/stat (after the comm's last ')'), or
- * -1. */
-static pid_t parent_of(pid_t pid)
+/* The state and parent of pid from /proc/PID/stat (after the comm's last
+ * ')'); false if it cannot be read. */
+static bool stat_of(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[64], buf[1024], *p;
-	int ppid;
+	int parent;
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return false;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
+	if (!p || sscanf(p + 1, " %c %d", state, &parent) != 2)
+		return false;
+	*ppid = parent;
+	return true;
+}
+
+/* The parent of pid, or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return stat_of(pid, &state, &ppid) ? ppid : -1;
+}
+
+/* A zombie has no memory and no fds left to take: the kernel's checks
+ * skip the dumpable test for it, and nothing is to be had. */
+static bool is_zombie(pid_t pid)
+{
+	pid_t ppid;
+	char state;
+
+	return stat_of(pid, &state, &ppid) && (state == 'Z' || state == 'X');
 }
 
 static bool descends_from(pid_t pid, pid_t root)
@@ -306,6 +326,10 @@ int main(int argc, char **argv)
 			continue;
 		if (!descends_from(pid, root)) {
 			printf("escape_probe: not ours %d %s\n", (int)pid, kind);
+			continue;
+		}
+		if (is_zombie(pid)) {
+			printf("escape_probe: zombie %d %s\n", (int)pid, kind);
 			continue;
 		}
 		printf("escape_probe: found %d %s\n", (int)pid, kind);
