@@ -24,6 +24,9 @@
  * prog and map fds to itself. */
 #include "cli.h"
 #include "install/native.h"
+/* supervisor/supervisor.h: only supervisor_make_undumpable, the one way
+ * every process secbpf leaves running keeps the filtered tree out. */
+#include "supervisor/supervisor.h"
 
 extern char **environ;
 
@@ -231,7 +234,8 @@ static __attribute__((noreturn)) void native_child(const struct native_abi *abi,
 	cli_child_exit(EXIT_CANNOT_EXEC);
 }
 
-/* Fork, attach in the child, exec CMD; map what happened to an exit status. */
+/* Fork (this process non-dumpable first), attach in the child, exec CMD;
+ * map what happened to an exit status. */
 static int native_exec(const struct native_abi *abi, const struct native_prog *np, int n,
 		       const char *path, char **cmd_argv)
 {
@@ -248,6 +252,15 @@ static int native_exec(const struct native_abi *abi, const struct native_prog *n
 		return EXIT_RUN_FAILED;
 	}
 	memset(r, 0, sizeof(*r));
+	/* Not dumpable before CMD exists (the child is until its execve):
+	 * CMD must not ptrace this unfiltered process, read or write its
+	 * memory or take its fds (docs/threat-model.md). */
+	rc = supervisor_make_undumpable();
+	if (rc) {
+		cli_error("native-run", "cannot make this process non-dumpable: %s", strerror(-rc));
+		munmap(r, sizeof(*r));
+		return EXIT_RUN_FAILED;
+	}
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(&set, forwarded[i]);

@@ -117,18 +117,22 @@ static struct run_report *report_map(void)
 }
 
 /*
- * This process, before the child exists: not dumpable when it is to be
- * the supervisor (the child inherits that until its execve: there is no
- * moment when CMD runs and we are dumpable), and the forwarded signals and
- * SIGCHLD blocked into *set (the previous mask in *old). Returns 0, or -1
- * after printing why.
+ * This process, before the child exists: not dumpable, supervisor or not
+ * (the child inherits that until its execve, which makes CMD dumpable
+ * again: there is no moment when CMD runs and we are dumpable, so nothing
+ * CMD starts can ptrace us, read or write our memory or take our fds,
+ * docs/threat-model.md), and the forwarded signals and SIGCHLD blocked
+ * into *set (the previous mask in *old). Returns 0, or -1 after printing
+ * why.
  */
-static int run_prepare_parent(bool supervised, sigset_t *set, sigset_t *old)
+static int run_prepare_parent(sigset_t *set, sigset_t *old)
 {
 	size_t i;
+	int rc;
 
-	if (supervised && supervisor_make_undumpable()) {
-		cli_error("run", "cannot make the supervisor non-dumpable: %s", strerror(errno));
+	rc = supervisor_make_undumpable();
+	if (rc) {
+		cli_error("run", "cannot make this process non-dumpable: %s", strerror(-rc));
 		return -1;
 	}
 	sigemptyset(set);
@@ -258,7 +262,7 @@ int run_and_wait(struct run_child *c, const char *cmd, const struct run_supervis
 	if (!r)
 		return EXIT_RUN_FAILED;
 	c->report = r;
-	if (run_prepare_parent(sup != NULL, &set, &old)) {
+	if (run_prepare_parent(&set, &old)) {
 		munmap(r, sizeof(*r));
 		return EXIT_RUN_FAILED;
 	}

@@ -2,11 +2,13 @@
 /*
  * secbpf-supervisor: the supervisor of a process that attached a stateful
  * stack to itself (secbpf_attach). Started by lib/supervisor/supervisor_spawn.c, never
- * by hand: it loads the same objects again from sealed memfds, builds the
- * same plan (the digests must match), serves the listener it was handed
- * and exits when the last filtered task is gone.
+ * by hand: it makes itself non-dumpable, loads the same objects again from
+ * sealed memfds, builds the same plan (the digests must match), reports
+ * READY, receives the listener from the hand-over helper once the caller
+ * has installed its filters, serves it and exits when the last filtered
+ * task is gone.
  *
- *   secbpf-supervisor --handoff FD --listener FD --digest HEX --tier T
+ *   secbpf-supervisor --handoff FD --listener-socket FD --digest HEX --tier T
  *                     --workers N [--caller PID] [--read-nondumpable]
  *                     (--object FD:PROG --name NAME [--set VAR=VALUE]...)...
  */
@@ -17,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Internal headers: this program is the library's own other half, not a
@@ -48,7 +52,7 @@ struct sv_target {
 };
 
 struct sv_args {
-	int handoff_fd, listener;
+	int handoff_fd, listener_sock;
 	uint64_t digest;
 	enum secbpf_tier tier;
 	unsigned int workers;
@@ -126,7 +130,7 @@ static void parse_args(int argc, char **argv, struct sv_args *a)
 	char *colon, *end;
 	int i;
 
-	a->handoff_fd = a->listener = -1;
+	a->handoff_fd = a->listener_sock = -1;
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -141,8 +145,8 @@ static void parse_args(int argc, char **argv, struct sv_args *a)
 		i++;
 		if (!strcmp(o, "--handoff")) {
 			a->handoff_fd = parse_fd(v);
-		} else if (!strcmp(o, "--listener")) {
-			a->listener = parse_fd(v);
+		} else if (!strcmp(o, "--listener-socket")) {
+			a->listener_sock = parse_fd(v);
 		} else if (!strcmp(o, "--digest")) {
 			errno = 0;
 			a->digest = strtoull(v, &end, 16);
@@ -181,8 +185,8 @@ static void parse_args(int argc, char **argv, struct sv_args *a)
 			fail("unknown option %s", o);
 		}
 	}
-	if (a->handoff_fd < 0 || a->listener < 0 || a->n == 0 || a->workers == 0)
-		fail("missing --handoff, --listener, --workers or --object");
+	if (a->handoff_fd < 0 || a->listener_sock < 0 || a->n == 0 || a->workers == 0)
+		fail("missing --handoff, --listener-socket, --workers or --object");
 }
 
 /* The page shared with the caller; everything else waits for it. */
@@ -242,6 +246,83 @@ static void load_target(struct sv_target *t, enum secbpf_tier tier)
 	snprintf(t->label, sizeof(t->label), "%s:%s", t->name, t->prog);
 }
 
+/*
+ * Wait while the caller installs (READY: only it moves the stage on), as
+ * long as the helper that forked us is alive. Returns the stage after.
+ */
+static int wait_install(pid_t helper)
+{
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = 1000000 };
+	int stage;
+
+	while ((stage = __atomic_load_n(&handoff->stage, __ATOMIC_ACQUIRE)) == SPAWN_STAGE_READY &&
+	       getppid() == helper)
+		nanosleep(&pause, NULL);
+	return stage;
+}
+
+/*
+ * The listener, from the hand-over helper (our parent) over sock, once the
+ * caller has installed. A message from anyone else who holds the other end
+ * (the caller's own threads do) is refused: the kernel stamps the sender's
+ * pid (SO_PASSCRED). Exits quietly if the caller gave up before installing.
+ */
+static int receive_listener(int sock, pid_t helper)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} cb;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct ucred cred = { .pid = 0 };
+	int fds[4], nfds = 0, stage, i;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	do {
+		mh.msg_control = cb.buf;
+		mh.msg_controllen = sizeof(cb.buf);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	for (cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_CREDENTIALS && cm->cmsg_len == CMSG_LEN(sizeof(cred)))
+			memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+		if (cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (i = 0; i < (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int)); i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (nfds < 4)
+				fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	stage = wait_install(helper);
+	if (stage != SPAWN_STAGE_INSTALLED || n == 0) {
+		/* The caller gave up, or failed to install: nothing to serve. */
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		exit(0);
+	}
+	if (n < 0)
+		fail("cannot receive the listener: %s", strerror(errno));
+	if (cred.pid != helper || getppid() != helper || nfds != 1 || (mh.msg_flags & MSG_CTRUNC)) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		fail("refused a listener from pid %d (%d fds): only the hand-over helper %d "
+		     "sends it",
+		     (int)cred.pid, nfds, (int)helper);
+	}
+	close(sock);
+	return fds[0];
+}
+
 int main(int argc, char **argv)
 {
 	struct stack_plan_target targets[MAX_TARGETS];
@@ -252,9 +333,13 @@ int main(int argc, char **argv)
 	struct stack_plan plan;
 	struct supervisor *sv;
 	struct sv_args a;
+	pid_t helper = getppid();
+	int one = 1, listener;
 	size_t i;
 
-	/* First of all: a target must never ptrace us or read our memory. */
+	/* First of all, before we report READY and the caller installs
+	 * anything: a target must never ptrace us, read or write our memory
+	 * or take our fds (docs/threat-model.md). */
 	if (supervisor_make_undumpable())
 		fail("cannot make the supervisor non-dumpable");
 	memset(&a, 0, sizeof(a));
@@ -270,7 +355,7 @@ int main(int argc, char **argv)
 		targets[i].prog = a.t[i].p;
 		targets[i].name = a.t[i].label;
 	}
-	/* Nothing of the caller's but stdio, the page and the listener. */
+	/* Nothing of the caller's but stdio, the page and the socket. */
 	close(a.handoff_fd);
 	po.ncpus = a.workers;
 	po.loader_cap_sys_ptrace = a.read_nondumpable;
@@ -282,11 +367,17 @@ int main(int argc, char **argv)
 		     ", expected %016" PRIx64 "): this supervisor is not from the same "
 		     "secbpf version as the library",
 		     stack_plan_digest(&plan), a.digest);
+	/* Set before READY: every message then carries its sender's pid. */
+	if (setsockopt(a.listener_sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)))
+		fail("cannot ask for the sender of the listener: %s", strerror(errno));
+	if (!spawn_report_ready(handoff))
+		exit(0); /* the caller gave up waiting: nothing was installed */
+	listener = receive_listener(a.listener_sock, helper);
 	so.nworkers = a.workers;
 	so.log = log;
 	so.kind = "attach API";
 	so.target_pid = a.caller;
-	sv = supervisor_new(a.listener, plan.sv_progs, plan.n, &so, &err);
+	sv = supervisor_new(listener, plan.sv_progs, plan.n, &so, &err);
 	if (!sv)
 		fail("cannot start: %s", err.msg);
 	if (supervisor_start(sv, &err))

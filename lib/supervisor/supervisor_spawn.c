@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -37,16 +38,16 @@ extern char **environ;
  * before the helper exists. */
 struct spawn_child {
 	struct spawn_handoff *h;
-	pid_t caller;	      /* the helper's parent: if it changes, quit */
+	pid_t caller; /* the helper's parent: if it changes, quit */
 	/* To a supervisor executable: */
-	char **argv;	      /* argv[0] is the executable; NULL: to a service */
+	char **argv; /* argv[0] is the executable; NULL: to a service */
 	char **envp;
-	char *listener_arg;   /* filled with the listener fd number */
-	const int *keep;      /* fds the supervisor gets (besides the listener) */
+	int pass_sock;	 /* our end of the socket pair the listener goes through */
+	const int *keep; /* fds the supervisor gets (its end of the pair among them) */
 	size_t nkeep;
 	/* To a service (argv NULL): */
-	int sock;	      /* the handle, in the shared fd table */
-	const void *request;  /* SVC_REQ_ATTACH, header and payload, prebuilt */
+	int sock;	     /* the handle, in the shared fd table */
+	const void *request; /* SVC_REQ_ATTACH, header and payload, prebuilt */
 	size_t request_len;
 	unsigned int timeout_ms; /* for the service's answer */
 };
@@ -66,47 +67,58 @@ static void raw_sleep_us(long us)
 	syscall(SYS_nanosleep, &ts, NULL);
 }
 
-/* The decimal digits of a small non-negative number, without stdio. */
-static void raw_format_int(char *out, int v)
+/*
+ * Claim the page to report a failure, unless the stage is already final:
+ * a compare-and-swap to a private stage from WAIT or INSTALLED, so that two
+ * reporters never mix their fields. From READY only the caller moves on
+ * (it is installing): wait until it has, or is gone. *from is the stage
+ * claimed.
+ */
+static bool raw_claim(struct spawn_handoff *h, pid_t caller, int *from)
 {
-	char tmp[12];
-	int i = 0, j = 0;
+	int stage;
 
-	do {
-		tmp[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0 && i < (int)sizeof(tmp));
-	while (i > 0)
-		out[j++] = tmp[--i];
-	out[j] = '\0';
+	for (;;) {
+		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
+		if (stage == SPAWN_STAGE_READY) {
+			if (syscall(SYS_getppid) != caller)
+				return false;
+			raw_sleep_us(100);
+			continue;
+		}
+		if (stage != SPAWN_STAGE_WAIT && stage != SPAWN_STAGE_INSTALLED)
+			return false;
+		if (__atomic_compare_exchange_n(&h->stage, &stage, -1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			*from = stage;
+			return true;
+		}
+	}
 }
 
-/*
- * Report a failure unless the stage is already final: claim the page with
- * a compare-and-swap to a private stage, write the fields, then publish
- * FAILED, so that two reporters never mix their fields.
- */
-static void raw_fail(struct spawn_handoff *h, int kind, int error)
+/* Report a failure (raw_claim); returns the stage it was claimed from, or
+ * -1 if someone else's report or a final stage came first. */
+static int raw_fail(struct spawn_handoff *h, pid_t caller, int kind, int error)
 {
-	int expected = SPAWN_STAGE_INSTALLED;
+	int from;
 
-	if (!__atomic_compare_exchange_n(&h->stage, &expected, -1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
+	if (!raw_claim(h, caller, &from))
+		return -1;
 	h->fail_kind = kind;
 	h->error = error;
 	__atomic_store_n(&h->stage, SPAWN_STAGE_FAILED, __ATOMIC_RELEASE);
+	return from;
 }
 
 /* raw_fail with a message of len bytes (not NUL-terminated), copied
  * without stdio. */
-static void raw_fail_msg(struct spawn_handoff *h, int kind, int error, const char *msg, size_t len)
+static void raw_fail_msg(struct spawn_handoff *h, pid_t caller, int kind, int error,
+			 const char *msg, size_t len)
 {
-	int expected = SPAWN_STAGE_INSTALLED;
 	size_t i;
+	int from;
 
-	if (!__atomic_compare_exchange_n(&h->stage, &expected, -1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
+	if (!raw_claim(h, caller, &from))
 		return;
 	if (len > sizeof(h->msg) - 1)
 		len = sizeof(h->msg) - 1;
@@ -132,10 +144,13 @@ static void raw_close_listener(struct spawn_handoff *h, int lfd)
 	}
 }
 
-/* The supervisor-to-be: a private copy of the fd table, listener included.
- * Leave the caller's session (a ^C on its terminal must not kill the
- * supervisor), unblock signals, keep only our fds across execve. */
-static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_child *c, int lfd)
+/* The supervisor-to-be: a private copy of the fd table, from before the
+ * install (the listener comes later, over its end of the socket pair), and
+ * not dumpable (the helper's, until the execve; the supervisor's first act
+ * is to make itself so again, before it reports READY). Leave the caller's
+ * session (a ^C on its terminal must not kill the supervisor), unblock
+ * signals, keep only our fds across execve. */
+static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_child *c)
 {
 	uint64_t empty = 0;
 	size_t i;
@@ -159,9 +174,9 @@ static __attribute__((noreturn)) void raw_exec_supervisor(const struct spawn_chi
 	syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC);
 	for (i = 0; i < c->nkeep; i++)
 		syscall(SYS_fcntl, c->keep[i], F_SETFD, 0);
-	syscall(SYS_fcntl, lfd, F_SETFD, 0);
 	syscall(SYS_execve, c->argv[0], c->argv, c->envp);
-	raw_fail(c->h, SPAWN_FAIL_EXEC, errno);
+	/* The stage is still WAIT: nobody else reports before we exit. */
+	raw_fail(c->h, c->caller, SPAWN_FAIL_EXEC, errno);
 	raw_exit(127);
 }
 
@@ -225,11 +240,11 @@ static __attribute__((noreturn)) void raw_deliver_to_service(const struct spawn_
 	e = errno;
 	raw_close_listener(h, lfd);
 	if (n != (long)c->request_len) {
-		raw_fail(h, SPAWN_FAIL_SEND, n < 0 ? e : EPROTO);
+		raw_fail(h, c->caller, SPAWN_FAIL_SEND, n < 0 ? e : EPROTO);
 		raw_exit(0);
 	}
 	if (!raw_wait_answer(c)) {
-		raw_fail(h, SPAWN_FAIL_SEND, ETIMEDOUT);
+		raw_fail(h, c->caller, SPAWN_FAIL_SEND, ETIMEDOUT);
 		raw_exit(0);
 	}
 	iov.iov_base = &reply;
@@ -254,16 +269,17 @@ static __attribute__((noreturn)) void raw_deliver_to_service(const struct spawn_
 		}
 	}
 	if (n < 0) {
-		raw_fail(h, SPAWN_FAIL_SEND, e);
+		raw_fail(h, c->caller, SPAWN_FAIL_SEND, e);
 		raw_exit(0);
 	}
 	if (n == 0) {
-		raw_fail(h, SPAWN_FAIL_SEND, ECONNRESET);
+		raw_fail(h, c->caller, SPAWN_FAIL_SEND, ECONNRESET);
 		raw_exit(0);
 	}
 	if ((size_t)n < sizeof(reply.hdr) || reply.hdr.magic != SVC_MAGIC ||
 	    reply.hdr.version != SVC_VERSION || reply.hdr.len != (size_t)n - sizeof(reply.hdr)) {
-		raw_fail_msg(h, SPAWN_FAIL_SERVICE, EPROTO, bad_reply, sizeof(bad_reply) - 1);
+		raw_fail_msg(h, c->caller, SPAWN_FAIL_SERVICE, EPROTO, bad_reply,
+			     sizeof(bad_reply) - 1);
 		raw_exit(0);
 	}
 	if (reply.hdr.type == SVC_REP_OK) {
@@ -274,67 +290,130 @@ static __attribute__((noreturn)) void raw_deliver_to_service(const struct spawn_
 		struct svc_error se;
 
 		memcpy(&se, reply.payload, sizeof(se));
-		raw_fail_msg(h, SPAWN_FAIL_SERVICE, se.error > 0 && se.error < 4096 ? se.error : EPROTO,
+		raw_fail_msg(h, c->caller, SPAWN_FAIL_SERVICE,
+			     se.error > 0 && se.error < 4096 ? se.error : EPROTO,
 			     reply.payload + sizeof(se), reply.hdr.len - sizeof(se));
 		raw_exit(0);
 	}
-	raw_fail_msg(h, SPAWN_FAIL_SERVICE, EPROTO, bad_reply, sizeof(bad_reply) - 1);
+	raw_fail_msg(h, c->caller, SPAWN_FAIL_SERVICE, EPROTO, bad_reply, sizeof(bad_reply) - 1);
 	raw_exit(0);
 }
 
+/* A caller that ignores SIGCHLD would have the supervisor reaped behind
+ * our back, and its death go unseen: the default, for us. */
+static void raw_default_sigchld(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} dfl = { 0 };
+
+	syscall(SYS_rt_sigaction, SIGCHLD, &dfl, NULL, sizeof(dfl.mask));
+}
+
 /*
- * The helper: wait for the listener, fork the supervisor, close the
- * listener in the table shared with the caller, then watch the supervisor
- * until it serves or fails. All signals are blocked (inherited).
+ * Whether the supervisor g has exited (reaped, status in *status; a
+ * supervisor reaped by someone else counts, with status 0xff00).
  */
-static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
+static bool raw_supervisor_exited(long g, int *status)
+{
+	long r = syscall(SYS_wait4, g, status, WNOHANG, NULL);
+
+	if (r == g)
+		return true;
+	if (r < 0 && errno == ECHILD) {
+		*status = 0xff00;
+		return true;
+	}
+	return false;
+}
+
+/* The supervisor g died before serving: report it (once the caller has
+ * installed, if it is installing) and close the listener if it was
+ * published. */
+static __attribute__((noreturn)) void raw_supervisor_died(const struct spawn_child *c, int status)
+{
+	if (raw_fail(c->h, c->caller, SPAWN_FAIL_EXITED, status) == SPAWN_STAGE_INSTALLED)
+		raw_close_listener(c->h, c->h->listener_fd);
+	raw_exit(0);
+}
+
+/* Send the listener over the socket pair to the supervisor: one byte and
+ * the fd. Returns 0 or an errno. */
+static int raw_pass_listener(int sock, int lfd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	char byte = 'L';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	memset(&cb, 0, sizeof(cb));
+	mh.msg_control = cb.buf;
+	mh.msg_controllen = sizeof(cb.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &lfd, sizeof(int));
+	if (syscall(SYS_sendmsg, sock, &mh, MSG_NOSIGNAL) != 1)
+		return errno ? errno : EPROTO;
+	return 0;
+}
+
+/*
+ * To a supervisor executable: fork it before anything is installed, wait
+ * until the caller has installed (the supervisor reports READY meanwhile,
+ * or fails), send it the listener, close the listener in the shared table,
+ * then watch the supervisor until it serves or fails.
+ */
+static __attribute__((noreturn)) void raw_hand_to_supervisor(const struct spawn_child *c)
 {
 	struct spawn_handoff *h = c->h;
-	int stage, lfd, status, e;
-	long g, r;
+	int stage, status, e;
+	long g;
 
+	raw_default_sigchld();
+	g = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, NULL);
+	if (g == 0)
+		raw_exec_supervisor(c);
+	if (g < 0) {
+		raw_fail(h, c->caller, SPAWN_FAIL_FORK, errno);
+		raw_exit(0);
+	}
 	for (;;) {
 		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
 		if (stage == SPAWN_STAGE_INSTALLED)
 			break;
-		if (stage != SPAWN_STAGE_WAIT || syscall(SYS_getppid) != c->caller)
+		/* ABORT, or the supervisor failed: it exits, or sees the end
+		 * of its socket once the caller closes our end. */
+		if (stage == SPAWN_STAGE_ABORT || stage == SPAWN_STAGE_FAILED ||
+		    syscall(SYS_getppid) != c->caller)
 			raw_exit(0);
+		if (raw_supervisor_exited(g, &status))
+			raw_supervisor_died(c, status);
 		raw_sleep_us(100);
 	}
-	lfd = h->listener_fd;
-	if (!c->argv)
-		raw_deliver_to_service(c, lfd);
-	raw_format_int(c->listener_arg, lfd);
-	/* A caller that ignores SIGCHLD would have the supervisor reaped
-	 * behind our back, and its death go unseen: the default, for us. */
-	{
-		struct {
-			void *handler;
-			unsigned long flags;
-			void *restorer;
-			uint64_t mask;
-		} dfl = { 0 };
-
-		syscall(SYS_rt_sigaction, SIGCHLD, &dfl, NULL, sizeof(dfl.mask));
-	}
-	g = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, NULL);
-	if (g == 0)
-		raw_exec_supervisor(c, lfd);
-	e = errno;
-	/* The supervisor has its own copy now (or none will ever exist):
-	 * the filtered process must never hold its own listener. */
-	raw_close_listener(h, lfd);
-	if (g < 0) {
-		raw_fail(h, SPAWN_FAIL_FORK, e);
+	e = raw_pass_listener(c->pass_sock, h->listener_fd);
+	/* The supervisor has its copy now (or none will ever have one): the
+	 * filtered process must never hold its own listener. */
+	raw_close_listener(h, h->listener_fd);
+	if (e) {
+		raw_fail(h, c->caller, SPAWN_FAIL_PASS, e);
+		syscall(SYS_kill, g, SIGKILL);
 		raw_exit(0);
 	}
 	for (;;) {
 		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
 		if (stage == SPAWN_STAGE_SERVING || stage == SPAWN_STAGE_FAILED)
 			break;
-		r = syscall(SYS_wait4, g, &status, WNOHANG, NULL);
-		if (r == g || (r < 0 && errno == ECHILD)) {
-			raw_fail(h, SPAWN_FAIL_EXITED, r == g ? status : 0xff00);
+		if (raw_supervisor_exited(g, &status)) {
+			raw_fail(h, c->caller, SPAWN_FAIL_EXITED, status);
 			break;
 		}
 		raw_sleep_us(1000);
@@ -342,18 +421,66 @@ static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
 	raw_exit(0);
 }
 
+/*
+ * The helper. First of all it makes itself non-dumpable: it is not
+ * filtered, shares the caller's fd table and may outlive the attach (a
+ * caller that gave up waiting), so nothing the caller runs once filtered
+ * may ptrace it, write its memory or take its fds (docs/threat-model.md).
+ * The caller installs nothing before the stage is READY, which we (for a
+ * service) or the supervisor (non-dumpable itself by then) report. All
+ * signals are blocked (inherited).
+ */
+static __attribute__((noreturn)) void raw_helper(const struct spawn_child *c)
+{
+	struct spawn_handoff *h = c->h;
+	int stage = SPAWN_STAGE_WAIT;
+
+	if (syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0)) {
+		raw_fail(h, c->caller, SPAWN_FAIL_DUMPABLE, errno);
+		raw_exit(0);
+	}
+	if (c->argv)
+		raw_hand_to_supervisor(c);
+	if (!__atomic_compare_exchange_n(&h->stage, &stage, SPAWN_STAGE_READY, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		raw_exit(0);
+	for (;;) {
+		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
+		if (stage == SPAWN_STAGE_INSTALLED)
+			break;
+		if (stage != SPAWN_STAGE_READY || syscall(SYS_getppid) != c->caller)
+			raw_exit(0);
+		raw_sleep_us(100);
+	}
+	raw_deliver_to_service(c, h->listener_fd);
+}
+
 /* ------------------------------------------- the supervisor's reports */
 
 void spawn_report_failure(struct spawn_handoff *h, const char *msg)
 {
-	int expected = SPAWN_STAGE_INSTALLED;
+	int expected = SPAWN_STAGE_WAIT;
 
+	/* Before READY (nothing installed) or after the install; never
+	 * while the caller is installing. */
 	if (!__atomic_compare_exchange_n(&h->stage, &expected, -1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
+					 __ATOMIC_ACQUIRE)) {
+		expected = SPAWN_STAGE_INSTALLED;
+		if (!__atomic_compare_exchange_n(&h->stage, &expected, -1, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			return;
+	}
 	h->fail_kind = SPAWN_FAIL_SUPERVISOR;
 	snprintf(h->msg, sizeof(h->msg), "%s", msg);
 	__atomic_store_n(&h->stage, SPAWN_STAGE_FAILED, __ATOMIC_RELEASE);
+}
+
+bool spawn_report_ready(struct spawn_handoff *h)
+{
+	int expected = SPAWN_STAGE_WAIT;
+
+	return __atomic_compare_exchange_n(&h->stage, &expected, SPAWN_STAGE_READY, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 bool spawn_report_serving(struct spawn_handoff *h)
@@ -390,11 +517,12 @@ static int resolve_exe(const struct spawn_opts *o, const char **exe, struct secb
 struct spawn_res {
 	int handoff_fd;
 	struct spawn_handoff *h;
-	int *image_fds;
+	int *image_fds; /* what the supervisor keeps: the page, the images, peer_fd */
 	size_t nimages;
+	int pass_fd;  /* the helper's end of the socket pair, or -1 */
+	int *peer_fd; /* the supervisor's end (in image_fds), or NULL */
 	char **argv;
 	size_t argc, cap;
-	char listener_arg[16];
 };
 
 static void spawn_release(struct spawn_res *r)
@@ -405,19 +533,19 @@ static void spawn_release(struct spawn_res *r)
 		munmap(r->h, sizeof(*r->h));
 	if (r->handoff_fd >= 0)
 		close(r->handoff_fd);
+	if (r->pass_fd >= 0)
+		close(r->pass_fd);
 	for (i = 0; i < r->nimages; i++)
 		if (r->image_fds[i] >= 0)
 			close(r->image_fds[i]);
 	free(r->image_fds);
-	/* argv[] entries that are not listener_arg were allocated here. */
 	for (i = 0; i < r->argc; i++)
-		if (r->argv[i] != r->listener_arg)
-			free(r->argv[i]);
+		free(r->argv[i]);
 	free(r->argv);
 }
 
-/* Append s (NULL: out of memory); owned says whether it is ours to free. */
-static int argv_push(struct spawn_res *r, char *s, bool owned)
+/* Append s, allocated (NULL: out of memory), which is then ours to free. */
+static int argv_add(struct spawn_res *r, char *s)
 {
 	char **n;
 
@@ -426,8 +554,7 @@ static int argv_push(struct spawn_res *r, char *s, bool owned)
 	if (r->argc + 2 > r->cap) {
 		n = realloc(r->argv, (r->cap ? r->cap * 2 : 32) * sizeof(*n));
 		if (!n) {
-			if (owned)
-				free(s);
+			free(s);
 			return -ENOMEM;
 		}
 		r->cap = r->cap ? r->cap * 2 : 32;
@@ -436,11 +563,6 @@ static int argv_push(struct spawn_res *r, char *s, bool owned)
 	r->argv[r->argc++] = s;
 	r->argv[r->argc] = NULL;
 	return 0;
-}
-
-static int argv_add(struct spawn_res *r, char *s)
-{
-	return argv_push(r, s, true);
 }
 
 static int argv_addf(struct spawn_res *r, const char *fmt, ...)
@@ -479,25 +601,26 @@ static int spawn_map_handoff(struct spawn_res *r, struct secbpf_err *err)
 }
 
 /*
- * The supervisor's command line: where the hand-over page and each
- * object image are, the listener (filled in by the helper), and what the
- * plan was built with, so that it can build the same one and compare
- * digests.
+ * The supervisor's command line: where the hand-over page, each object
+ * image and its end of the socket pair the listener comes through are,
+ * and what the plan was built with, so that it can build the same one and
+ * compare digests.
  */
 static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stack_plan *plan,
 			 const struct spawn_target *t, size_t n, const struct spawn_opts *o,
 			 struct secbpf_err *err)
 {
 	size_t i, j;
-	int rc;
+	int rc, pair[2];
 
 	rc = spawn_map_handoff(r, err);
 	if (rc)
 		return rc;
-	r->image_fds = calloc(n + 1, sizeof(*r->image_fds));
+	r->image_fds = calloc(n + 2, sizeof(*r->image_fds));
 	if (!r->image_fds)
 		return err_set(err, ENOMEM, "out of memory");
-	/* keep[] = the hand-over page, then the images. */
+	/* keep[] = the hand-over page, the images, the supervisor's end of
+	 * the pair. */
 	r->image_fds[0] = r->handoff_fd;
 	r->handoff_fd = -1;
 	r->nimages = 1;
@@ -510,13 +633,18 @@ static int spawn_prepare(struct spawn_res *r, const char *exe, const struct stac
 		}
 		r->image_fds[r->nimages++] = rc;
 	}
-	strcpy(r->listener_arg, "-1");
+	/* Datagrams with their boundaries: one message, one listener. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair))
+		return err_set(err, errno, "cannot create the socket pair for the listener: %s",
+			       strerror(errno));
+	r->pass_fd = pair[0];
+	r->peer_fd = &r->image_fds[r->nimages];
+	r->image_fds[r->nimages++] = pair[1];
 	rc = argv_add(r, strdup(exe));
 	rc = rc ?: argv_add(r, strdup("--handoff"));
 	rc = rc ?: argv_addf(r, "%d", r->image_fds[0]);
-	rc = rc ?: argv_add(r, strdup("--listener"));
-	/* Not allocated: the helper writes into it. */
-	rc = rc ?: argv_push(r, r->listener_arg, false);
+	rc = rc ?: argv_add(r, strdup("--listener-socket"));
+	rc = rc ?: argv_addf(r, "%d", pair[1]);
 	rc = rc ?: argv_add(r, strdup("--digest"));
 	rc = rc ?: argv_addf(r, "%016" PRIx64, stack_plan_digest(plan));
 	rc = rc ?: argv_add(r, strdup("--tier"));
@@ -585,68 +713,154 @@ static int wait_handoff(struct spawn_handoff *h, unsigned int timeout_ms)
 	}
 }
 
-#define STAYS " (the filters stay installed: every syscall that needs the supervisor fails with ENOSYS)"
-#define STAYS_SVC " (the filters stay installed: every syscall that needs the service fails with ENOSYS)"
+#define STAYS                                                                                      \
+	" (the filters stay installed: every syscall that needs the supervisor fails with ENOSYS)"
+#define STAYS_SVC                                                                                  \
+	" (the filters stay installed: every syscall that needs the service fails with ENOSYS)"
+#define NOTHING " (nothing was installed)"
 
-/* The message for a hand-over that failed after the install. */
-static int explain_failure(const struct spawn_handoff *h, const char *exe, struct secbpf_err *err)
+/* The message for a hand-over that failed, before the install or after
+ * (installed). */
+static int explain_failure(const struct spawn_handoff *h, const char *exe, bool installed,
+			   struct secbpf_err *err)
 {
+	const char *after = !installed ? NOTHING : STAYS;
+	const char *after_svc = !installed ? NOTHING : STAYS_SVC;
+
 	switch (h->fail_kind) {
 	case SPAWN_FAIL_FORK:
-		return err_set(err, h->error, "cannot start the supervisor: %s" STAYS,
-			       strerror(h->error));
+		return err_set(err, h->error, "cannot start the supervisor: %s%s",
+			       strerror(h->error), after);
 	case SPAWN_FAIL_EXEC:
-		return err_set(err, h->error, "cannot execute the supervisor %s: %s" STAYS, exe,
-			       strerror(h->error));
+		return err_set(err, h->error, "cannot execute the supervisor %s: %s%s", exe,
+			       strerror(h->error), after);
 	case SPAWN_FAIL_EXITED:
-		return err_set(err, ECHILD, "the supervisor %s %s %d before serving" STAYS, exe,
-			       WIFSIGNALED(h->error) ? "was killed by signal" : "exited with status",
-			       WIFSIGNALED(h->error) ? WTERMSIG(h->error) : WEXITSTATUS(h->error));
+		return err_set(
+			err, ECHILD, "the supervisor %s %s %d before serving%s", exe,
+			WIFSIGNALED(h->error) ? "was killed by signal" : "exited with status",
+			WIFSIGNALED(h->error) ? WTERMSIG(h->error) : WEXITSTATUS(h->error), after);
+	case SPAWN_FAIL_DUMPABLE:
+		return err_set(err, h->error, "cannot make the hand-over helper non-dumpable: %s%s",
+			       strerror(h->error), after);
+	case SPAWN_FAIL_PASS:
+		return err_set(err, h->error, "cannot send the listener to the supervisor: %s%s",
+			       strerror(h->error), after);
 	case SPAWN_FAIL_SEND:
-		return err_set(err, h->error, "cannot hand the listener to the service: %s" STAYS_SVC,
-			       strerror(h->error));
+		return err_set(err, h->error, "cannot hand the listener to the service: %s%s",
+			       strerror(h->error), after_svc);
 	case SPAWN_FAIL_SERVICE:
-		return err_set(err, h->error, "the service refused the listener: %.*s" STAYS_SVC,
-			       300, h->msg);
+		return err_set(err, h->error, "the service refused the listener: %.*s%s", 300,
+			       h->msg, after_svc);
 	default:
-		return err_set(err, EPROTO, "the supervisor failed: %.*s" STAYS, 300, h->msg);
+		return err_set(err, EPROTO, "the supervisor failed: %.*s%s", 300, h->msg, after);
 	}
 }
 
 /*
- * What both hand-overs share: start the helper (c describes where it
- * delivers the listener), install progs with the listener on the last,
- * and wait for the helper's report. who names the receiver in messages.
+ * Before the install: wait (with syscalls, nothing is installed yet) until
+ * the receiver of the listener is ready and out of the filtered process's
+ * reach (READY), or failed, or the helper died, or timeout_ms passed (then
+ * the stage is ABORT). Returns READY, FAILED, -ECHILD (the helper died
+ * without a report; *reaped) or -ETIMEDOUT.
  */
-static int spawn_install_and_hand_over(struct spawn_child *c, const struct sock_fprog *progs,
-				       size_t n, unsigned int flags, unsigned int timeout_ms,
-				       const char *who, struct secbpf_err *err)
+static int wait_ready(struct spawn_handoff *h, long helper, unsigned int timeout_ms, bool *reaped)
 {
-	struct spawn_handoff *h = c->h;
-	unsigned int last = flags | SUPERVISOR_LISTENER_FLAGS;
-	sigset_t all, old;
-	long helper;
-	int rc, stage, lfd;
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = 100000 };
+	uint64_t start = now_ms();
+	int stage;
 
-	if (flags & SECCOMP_FILTER_FLAG_TSYNC)
-		last |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
-	c->caller = getpid();
+	for (;;) {
+		stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
+		if (stage == SPAWN_STAGE_READY || stage == SPAWN_STAGE_FAILED)
+			return stage;
+		if (syscall(SYS_wait4, helper, NULL, WNOHANG | __WALL, NULL) == helper) {
+			*reaped = true;
+			stage = __atomic_load_n(&h->stage, __ATOMIC_ACQUIRE);
+			return stage == SPAWN_STAGE_FAILED ? stage : -ECHILD;
+		}
+		if (now_ms() - start > timeout_ms) {
+			stage = SPAWN_STAGE_WAIT;
+			if (__atomic_compare_exchange_n(&h->stage, &stage, SPAWN_STAGE_ABORT, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * Start the helper and wait until the receiver of the listener is ready
+ * (wait_ready); then the supervisor's end of the socket pair (r->peer_fd)
+ * is closed here: the supervisor has its copy, and the filtered process
+ * must not be able to read the listener from it. Returns 0 with *helper
+ * set, or a negative errno with err set (nothing installed, the helper
+ * reaped).
+ */
+static int spawn_start_helper(struct spawn_child *c, struct spawn_res *r, unsigned int timeout_ms,
+			      const char *who, long *helper, struct secbpf_err *err)
+{
+	sigset_t all, old;
+	bool reaped = false;
+	int rc, stage;
 
 	/* The helper starts with every signal blocked: no handler of ours
 	 * may run in it. No exit signal: the caller's SIGCHLD handling and
 	 * wait(-1) never see it. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	helper = syscall(SYS_clone, (unsigned long)CLONE_FILES, NULL, NULL, NULL, NULL);
-	if (helper == 0)
+	*helper = syscall(SYS_clone, (unsigned long)CLONE_FILES, NULL, NULL, NULL, NULL);
+	if (*helper == 0)
 		raw_helper(c);
 	rc = -errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (helper < 0)
+	if (*helper < 0)
 		return err_set(err, -rc, "cannot start the hand-over helper: %s", strerror(-rc));
+
+	stage = wait_ready(c->h, *helper, timeout_ms, &reaped);
+	if (stage == SPAWN_STAGE_READY) {
+		if (r->peer_fd) {
+			close(*r->peer_fd);
+			*r->peer_fd = -1;
+		}
+		return 0;
+	}
+	if (!reaped)
+		syscall(SYS_wait4, *helper, NULL, __WALL, NULL);
+	if (stage == SPAWN_STAGE_FAILED)
+		return explain_failure(c->h, who, false, err);
+	if (stage == -ETIMEDOUT)
+		return err_set(err, ETIMEDOUT, "%s did not get ready in time" NOTHING, who);
+	return err_set(err, ECHILD, "the hand-over helper died" NOTHING);
+}
+
+/*
+ * What both hand-overs share: start the helper (c describes where it
+ * delivers the listener) and wait until the receiver is ready, install
+ * progs with the listener on the last, and wait for the helper's report.
+ * who names the receiver in messages.
+ */
+static int spawn_install_and_hand_over(struct spawn_child *c, struct spawn_res *r,
+				       const struct sock_fprog *progs, size_t n, unsigned int flags,
+				       unsigned int timeout_ms, const char *who,
+				       struct secbpf_err *err)
+{
+	struct spawn_handoff *h = c->h;
+	unsigned int last = flags | SUPERVISOR_LISTENER_FLAGS;
+	long helper;
+	int rc, stage, lfd;
+
+	if (flags & SECCOMP_FILTER_FLAG_TSYNC)
+		last |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+	if (!timeout_ms)
+		timeout_ms = 30000;
+	c->caller = getpid();
+	rc = spawn_start_helper(c, r, timeout_ms, who, &helper, err);
+	if (rc)
+		return rc;
 
 	lfd = attach_cbpf_stack(progs, n, flags, last, err);
 	if (lfd < 0) {
+		/* READY: only we move the stage from there. */
 		__atomic_store_n(&h->stage, SPAWN_STAGE_ABORT, __ATOMIC_RELEASE);
 		syscall(SYS_wait4, helper, NULL, __WALL, NULL);
 		return lfd;
@@ -655,7 +869,7 @@ static int spawn_install_and_hand_over(struct spawn_child *c, const struct sock_
 	__atomic_store_n(&h->stage, SPAWN_STAGE_INSTALLED, __ATOMIC_RELEASE);
 
 	/* From here until the listener is served: no syscall (see above). */
-	stage = wait_handoff(h, timeout_ms ? timeout_ms : 30000);
+	stage = wait_handoff(h, timeout_ms);
 	if (stage == -ETIMEDOUT) {
 		/* Never keep our own listener: if the helper did not take
 		 * it out, nobody serves it; closing it fails closed. If the
@@ -665,11 +879,14 @@ static int spawn_install_and_hand_over(struct spawn_child *c, const struct sock_
 		if (__atomic_compare_exchange_n(&h->closed, &pending, SPAWN_CLOSE_CALLER, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			close(lfd);
+		/* The helper may still send on its end: closing it here
+		 * could let the number name another fd of ours by then. */
+		r->pass_fd = -1;
 		return err_set(err, ETIMEDOUT, "%s did not take the listener in time%s", who,
 			       c->argv ? STAYS : STAYS_SVC);
 	}
 	if (stage == SPAWN_STAGE_FAILED) {
-		rc = explain_failure(h, who, err);
+		rc = explain_failure(h, who, true, err);
 		syscall(SYS_wait4, helper, NULL, __WALL, NULL);
 		return rc;
 	}
@@ -683,7 +900,7 @@ static int spawn_install_and_hand_over(struct spawn_child *c, const struct sock_
 int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_target *targets,
 			    size_t n, const struct spawn_opts *opts, struct secbpf_err *err)
 {
-	struct spawn_res r = { .handoff_fd = -1 };
+	struct spawn_res r = { .handoff_fd = -1, .pass_fd = -1 };
 	struct spawn_child c = { 0 };
 	const char *exe;
 	int rc;
@@ -698,10 +915,10 @@ int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_ta
 		c.h = r.h;
 		c.argv = r.argv;
 		c.envp = environ;
-		c.listener_arg = r.listener_arg;
+		c.pass_sock = r.pass_fd;
 		c.keep = r.image_fds;
 		c.nkeep = r.nimages;
-		rc = spawn_install_and_hand_over(&c, plan->install, plan->ninstall,
+		rc = spawn_install_and_hand_over(&c, &r, plan->install, plan->ninstall,
 						 opts->seccomp_flags, opts->timeout_ms, exe, err);
 	}
 	spawn_release(&r);
@@ -711,13 +928,15 @@ int supervisor_spawn_attach(const struct stack_plan *plan, const struct spawn_ta
 int supervisor_service_attach(const struct sock_fprog *progs, size_t n, unsigned int seccomp_flags,
 			      int handle, unsigned int timeout_ms, struct secbpf_err *err)
 {
-	struct spawn_res r = { .handoff_fd = -1 };
+	struct spawn_res r = { .handoff_fd = -1, .pass_fd = -1 };
 	struct spawn_child c = { 0 };
 	struct {
 		struct svc_hdr hdr;
 		struct svc_attach body;
 	} req = {
-		.hdr = { .magic = SVC_MAGIC, .version = SVC_VERSION, .type = SVC_REQ_ATTACH,
+		.hdr = { .magic = SVC_MAGIC,
+			 .version = SVC_VERSION,
+			 .type = SVC_REQ_ATTACH,
 			 .len = sizeof(struct svc_attach) },
 		.body = { .pid = getpid() },
 	};
@@ -732,7 +951,7 @@ int supervisor_service_attach(const struct sock_fprog *progs, size_t n, unsigned
 		c.request = &req;
 		c.request_len = sizeof(req);
 		c.timeout_ms = timeout_ms ? timeout_ms : 30000;
-		rc = spawn_install_and_hand_over(&c, progs, n, seccomp_flags, timeout_ms,
+		rc = spawn_install_and_hand_over(&c, &r, progs, n, seccomp_flags, timeout_ms,
 						 "the service", err);
 	}
 	spawn_release(&r);

@@ -7,13 +7,16 @@
  * could notify or deny.
  *
  * The hand-over: a helper child shares the caller's fd table
- * (clone(CLONE_FILES)) and waits on a shared page. The caller installs the
- * filters and publishes the listener fd number with a plain store. The
- * helper forks the supervisor (which thereby gets its own copy of the fd
- * table, listener included), closes the listener in the shared table (so
- * the filtered process never holds its own listener), and watches the
- * supervisor until it reports that it serves, or fails. The caller only
- * spins on the page meanwhile.
+ * (clone(CLONE_FILES)), makes itself non-dumpable and forks the supervisor,
+ * which execs, makes itself non-dumpable too, loads and checks the plan and
+ * reports READY on a shared page. Only then does the caller install the
+ * filters (so that no filtered code ever runs while a process of ours can
+ * be ptraced, docs/threat-model.md) and publish the listener fd number with
+ * a plain store. The helper sends the listener to the supervisor over a
+ * socket pair (the supervisor checks that it came from the helper), closes
+ * it in the shared table (so the filtered process never holds its own
+ * listener), and watches the supervisor until it reports that it serves,
+ * or fails. The caller only spins on the page meanwhile.
  */
 #ifndef SECBPF_SUPERVISOR_SPAWN_H
 #define SECBPF_SUPERVISOR_SPAWN_H
@@ -28,12 +31,14 @@
 #include "verifier/verifier.h"
 
 #define SPAWN_HANDOFF_MAGIC 0x5ecb5fa0u
-#define SPAWN_HANDOFF_VERSION 1
+#define SPAWN_HANDOFF_VERSION 2
 
 /* Where the hand-over is; stages only move forward, each stored with
  * release semantics after the fields it publishes. */
 enum spawn_stage {
-	SPAWN_STAGE_WAIT,      /* the caller has not installed the filters yet */
+	SPAWN_STAGE_WAIT,      /* the receiver of the listener is not ready yet */
+	SPAWN_STAGE_READY,     /* it is, and out of reach: the caller installs (only
+				* the caller moves the stage from here) */
 	SPAWN_STAGE_INSTALLED, /* listener_fd is set */
 	SPAWN_STAGE_ABORT,     /* the caller could not install: helper, quit */
 	SPAWN_STAGE_SERVING,   /* the supervisor serves the listener */
@@ -48,6 +53,8 @@ enum spawn_fail {
 	SPAWN_FAIL_SUPERVISOR, /* the supervisor said why, in msg */
 	SPAWN_FAIL_SEND,       /* the listener could not reach the service: error */
 	SPAWN_FAIL_SERVICE,    /* the service refused it: error and msg */
+	SPAWN_FAIL_DUMPABLE,   /* the helper could not make itself non-dumpable: error */
+	SPAWN_FAIL_PASS,       /* the listener could not be sent to the supervisor: error */
 };
 
 /* Who closes the listener in the caller's table: claimed with a
@@ -80,9 +87,9 @@ struct spawn_handoff {
 
 /* One program of the stack, as the supervisor must load it again. */
 struct spawn_target {
-	const struct object *obj;     /* its image is passed in a memfd */
-	const char *prog;	      /* function name */
-	const char *const *sets;      /* "VAR=VALUE", applied in order */
+	const struct object *obj; /* its image is passed in a memfd */
+	const char *prog;	  /* function name */
+	const char *const *sets;  /* "VAR=VALUE", applied in order */
 	size_t nsets;
 };
 
@@ -93,7 +100,7 @@ struct spawn_opts {
 	unsigned int workers;	    /* as plan was built with */
 	enum secbpf_tier tier;	    /* the verifier tier the caller was granted */
 	bool loader_cap_sys_ptrace;
-	unsigned int timeout_ms;    /* for the supervisor to start; 0: 30 s */
+	unsigned int timeout_ms; /* for the supervisor to start; 0: 30 s */
 };
 
 /*
@@ -119,9 +126,13 @@ int supervisor_service_attach(const struct sock_fprog *progs, size_t n, unsigned
 			      int handle, unsigned int timeout_ms, struct secbpf_err *err);
 
 /*
- * The supervisor's side: report that it serves (false if the page is no
- * longer waiting for it: the helper saw it fail first), or why it cannot.
+ * The supervisor's side: report that it is ready for the listener (false if
+ * the caller gave up first), that it serves (false if the page is no
+ * longer waiting for it: the helper saw it fail first), or why it cannot
+ * (not while READY: the caller is about to install, and the helper reports
+ * the supervisor's exit once it has).
  */
+bool spawn_report_ready(struct spawn_handoff *h);
 bool spawn_report_serving(struct spawn_handoff *h);
 void spawn_report_failure(struct spawn_handoff *h, const char *msg);
 
