@@ -328,8 +328,8 @@ Test(docker, profile_file_decides_as_the_builtin_default)
 {
 	static char builtin[8192], file[8192], opt[4400];
 	static const struct expected version_diffs[] = {
-		{ "socket_vsock", 0, EPERM },	     /* moby 24.0 refuses AF_VSOCK */
-		{ "io_uring_setup", EFAULT, EPERM }, /* moby 25.0 removes io_uring */
+		{ "socket_vsock", 0, EPERM },	     /* moby/moby#44562, Docker 24.0 */
+		{ "io_uring_setup", EFAULT, EPERM }, /* moby/moby#46762 */
 	};
 	static const struct expected builtin_decides[] = {
 		{ "personality_no_aslr", EPERM, 0 },
@@ -434,7 +434,8 @@ Test(docker, exported_argument_rules_hold_under_docker)
  * A stateful program's profile (SCMP_ACT_NOTIFY, listenerPath) under
  * Docker 20.10: its profile loader keeps no listenerPath, and runc refuses
  * a profile that notifies without one, so the container does not start.
- * That is what docs/containers.md says to expect of Docker before 25.0.
+ * docs/containers.md says so; another Docker version fails this test on
+ * purpose, to be tried and the doc updated.
  */
 Test(docker, stateful_profile_is_refused_by_docker_20_10)
 {
