@@ -398,6 +398,48 @@ Test(docker, default_profile_round_trip_stops_at_runcs_enosys_stub)
 }
 
 /*
+ * The round trip of a profile in Docker's format (tests/containers/
+ * docker-args.json: argument rules, errnos, conditions on capabilities
+ * and arches, ALLOW by default): import-oci, cc, export-oci, and the
+ * exported profile under Docker gives every call of the probe the answer
+ * Docker's own reading of the file gives. The file's rules are checked to
+ * bite, so that two runs without a filter could not pass.
+ */
+Test(docker, round_trip_of_a_docker_profile_decides_as_docker)
+{
+	static char file[8192], exported[8192], opt[4500];
+	static const struct expected refused[] = {
+		{ "socket_vsock", EPERM, 0 },  { "personality_no_aslr", EPERM, 0 },
+		{ "clone_newuser", EPERM, 0 }, { "clone3", ENOSYS, 0 },
+		{ "keyctl", EPERM, 0 },	       { "add_key", EPERM, 0 },
+		{ "socket_unix", 0, 0 },       { "personality_linux32", 0, 0 },
+		{ "clone_plain", 0, 0 },
+	};
+	char json[4400], c[4400], obj[4400], profile[4400];
+	size_t i;
+
+	snprintf(json, sizeof(json), "%s/tests/containers/docker-args.json", source_dir());
+	snprintf(c, sizeof(c), "%s/docker-args.bpf.c", dir);
+	snprintf(obj, sizeof(obj), "%s/docker-args.bpf.o", dir);
+	snprintf(profile, sizeof(profile), "%s/docker-args.export.json", dir);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' import-oci '%s' -o '%s'", getenv("SECBPF"),
+				json, c),
+		     0, "import-oci: %s", out);
+	cr_assert_eq(export_profile(c, obj, profile), 0, "export-oci: %s", out);
+	test_shell(out, sizeof(out), "cat '%s'", profile);
+	cr_assert(!strstr(out, "SCMP_ACT_NOTIFY"), "the round trip notifies: %s", out);
+	need_dockerd();
+	snprintf(opt, sizeof(opt), "--security-opt seccomp=%s", json);
+	docker_probe_into(opt, file, sizeof(file));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		cr_expect_eq(probe_errno(file, refused[i].call), refused[i].errno_a,
+			     "docker-args.json under Docker: %s: %s", refused[i].call, file);
+	snprintf(opt, sizeof(opt), "--security-opt seccomp=%s", profile);
+	docker_probe_into(opt, exported, sizeof(exported));
+	expect_same_but("docker-args.json", file, "its round trip", exported, NULL, 0);
+}
+
+/*
  * A stateless filter with argument rules (tests/containers/
  * docker_rules.bpf.c), exported and given to Docker with --security-opt:
  * against an unconfined container, exactly the filter's calls change,
