@@ -44,13 +44,14 @@ static int serial;
  * session and process group, which the teardown ends. */
 struct daemon {
 	const char *name;
-	pid_t pid;
+	pid_t pid;   /* -1: not started */
+	bool exited; /* the leader is reaped (its group may live on) */
 	char log[4300];
 };
 
-static struct daemon dockerd = { "dockerd", -1, "" };
-static struct daemon containerd = { "containerd", -1, "" };
-static struct daemon secbpfd = { "secbpfd", -1, "" };
+static struct daemon dockerd = { "dockerd", -1, false, "" };
+static struct daemon containerd = { "containerd", -1, false, "" };
+static struct daemon secbpfd = { "secbpfd", -1, false, "" };
 
 /* Start cmd (a shell command) as daemon d, its output in DIR/NAME.log, in
  * a new session, under a private mount namespace without the hybrid
@@ -77,6 +78,14 @@ static void daemon_start(struct daemon *d, const char *cmd)
 	}
 }
 
+/* Whether d's leader has exited (reaped if so), without waiting. */
+static bool daemon_exited(struct daemon *d)
+{
+	if (!d->exited && waitpid(d->pid, NULL, WNOHANG) == d->pid)
+		d->exited = true;
+	return d->exited;
+}
+
 /* Whether pid has exited within ms milliseconds (reaped if so). */
 static bool reaped_within(pid_t pid, int ms)
 {
@@ -98,13 +107,16 @@ static void daemon_stop(struct daemon *d)
 {
 	if (d->pid <= 0)
 		return;
-	kill(d->pid, SIGTERM);
-	if (!reaped_within(d->pid, 15000)) {
-		kill(-d->pid, SIGKILL);
-		waitpid(d->pid, NULL, 0);
+	if (!d->exited) {
+		kill(d->pid, SIGTERM);
+		if (!reaped_within(d->pid, 15000)) {
+			kill(-d->pid, SIGKILL);
+			waitpid(d->pid, NULL, 0);
+		}
 	}
 	kill(-d->pid, SIGKILL);
 	d->pid = -1;
+	d->exited = false;
 }
 
 /* d's log, in out. */
@@ -114,6 +126,7 @@ static const char *daemon_log(const struct daemon *d)
 	return out;
 }
 
+/* Whether path is an executable file. */
 static bool have(const char *path)
 {
 	return access(path, X_OK) == 0;
@@ -138,6 +151,8 @@ static void build_rootfs(void)
 		0, "the rootfs: %s", out);
 }
 
+/* Each test: root, the tools the containers need, a scratch directory
+ * with the rootfs tarball. The daemons start in the tests that need them. */
 static void setup(void)
 {
 	if (geteuid() != 0)
@@ -149,6 +164,8 @@ static void setup(void)
 	build_rootfs();
 }
 
+/* Each test, also when it failed: its containers and daemons stopped, its
+ * scratch directory removed. */
 static void teardown(void)
 {
 	/* Containers first: a dockerd or containerd stopping leaves them. */
@@ -180,11 +197,12 @@ TestSuite(docker, .init = setup, .fini = teardown, .timeout = 180);
 /* The docker client's command line for our dockerd (no user config). */
 #define DOCKER_CLI CLIENT_TIMEOUT "env DOCKER_CONFIG='%s/cli' " DOCKER " -H 'unix://%s/docker.sock'"
 
+/* Whether dockerd answers on its socket, or has exited. */
 static bool docker_ready(void *arg)
 {
 	(void)arg;
 	return test_shell(out, sizeof(out), DOCKER_CLI " version", dir, dir) == 0 ||
-	       waitpid(dockerd.pid, NULL, WNOHANG) == dockerd.pid;
+	       daemon_exited(&dockerd);
 }
 
 /* dockerd with its data, state and socket in DIR, its own containerd
@@ -209,7 +227,7 @@ static void need_dockerd(void)
 		 "--storage-driver=vfs",
 		 dir, dir, dir, dir, dir);
 	daemon_start(&dockerd, cmd);
-	cr_assert(test_wait_for(docker_ready, NULL, 60000) && dockerd.pid > 0 &&
+	cr_assert(test_wait_for(docker_ready, NULL, 60000) && !dockerd.exited &&
 			  test_shell(out, sizeof(out), DOCKER_CLI " version", dir, dir) == 0,
 		  "dockerd did not come up: %s", daemon_log(&dockerd));
 	cr_assert_eq(test_shell(out, sizeof(out), DOCKER_CLI " import '%s/rootfs.tar' " IMAGE, dir,
@@ -341,6 +359,7 @@ static bool kernel_allows_io_uring(void)
 	return v == 0;
 }
 
+/* The source tree (meson sets SECBPF_SOURCE_DIR). */
 static const char *source_dir(void)
 {
 	return getenv("SECBPF_SOURCE_DIR");
@@ -542,11 +561,12 @@ Test(docker, stateful_profile_is_refused_by_docker_20_10)
 
 #define CTR_CLI CLIENT_TIMEOUT CTR " -a '%s/ctrd/sock' -n secbpf"
 
+/* Whether containerd answers on its socket, or has exited. */
 static bool containerd_ready(void *arg)
 {
 	(void)arg;
 	return test_shell(out, sizeof(out), CTR_CLI " version", dir) == 0 ||
-	       waitpid(containerd.pid, NULL, WNOHANG) == containerd.pid;
+	       daemon_exited(&containerd);
 }
 
 /* containerd with its state and sockets in DIR/ctrd (no CRI plugin), and
@@ -560,8 +580,9 @@ static void need_containerd(void)
 	if (!have(CONTAINERD) || !have(CTR))
 		test_skip_unless_ci(
 			"Debian's containerd is missing: scripts/setup-deps installs it");
+	snprintf(cmd, sizeof(cmd), "%s/ctrd", dir);
+	cr_assert_eq(mkdir(cmd, 0700), 0);
 	snprintf(conf, sizeof(conf), "%s/containerd.toml", dir);
-	cr_assert_eq(mkdir(strcat(strcpy(cmd, dir), "/ctrd"), 0700), 0);
 	f = fopen(conf, "w");
 	cr_assert_not_null(f);
 	fprintf(f,
@@ -573,7 +594,7 @@ static void need_containerd(void)
 	cr_assert_eq(fclose(f), 0);
 	snprintf(cmd, sizeof(cmd), CONTAINERD " --config '%s'", conf);
 	daemon_start(&containerd, cmd);
-	cr_assert(test_wait_for(containerd_ready, NULL, 30000) && containerd.pid > 0 &&
+	cr_assert(test_wait_for(containerd_ready, NULL, 30000) && !containerd.exited &&
 			  test_shell(out, sizeof(out), CTR_CLI " version", dir) == 0,
 		  "containerd did not come up: %s", daemon_log(&containerd));
 	cr_assert_eq(test_shell(out, sizeof(out),
@@ -597,9 +618,10 @@ static int ctr_run(const char *profile, const char *argv)
 		dir, profile, (int)getpid(), ++serial, argv);
 }
 
+/* Whether secbpfd's agent socket (path) exists, or secbpfd has exited. */
 static bool agent_ready(void *path)
 {
-	return access(path, F_OK) == 0 || waitpid(secbpfd.pid, NULL, WNOHANG) == secbpfd.pid;
+	return access(path, F_OK) == 0 || daemon_exited(&secbpfd);
 }
 
 /* secbpfd serving tests/containers/ctr_policy.bpf.c (built by meson) to
