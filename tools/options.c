@@ -105,6 +105,14 @@ static void bad_option(const struct cli_options *o, int c)
 	 * option needing a value) moved optind past it. */
 	const char *arg = optind > 0 && optind <= o->argc ? o->argv[optind - 1] : "";
 
+	if (o->program) {
+		if (c == ':')
+			fprintf(stderr, "%s: option '%s' needs a value\n", o->program, arg);
+		else
+			fprintf(stderr, "%s: unknown or ambiguous option '%s'\n", o->program, arg);
+		fprintf(stderr, "try '%s --help'\n", o->program);
+		return;
+	}
 	if (c == ':') {
 		if (optopt && optopt < 0x100 && strncmp(arg, "--", 2))
 			cli_error(cmd, "option '-%c' needs a value", optopt);

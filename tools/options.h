@@ -45,6 +45,10 @@ struct cli_options {
 	char **argv;
 	void (*usage)(FILE *f);
 	struct cli_sets *sets; /* NULL: the command takes no --set */
+	/* A program of its own (secbpfd), not a secbpf command: its name
+	 * leads the messages and the hint, as "secbpfd: ..." and "try
+	 * 'secbpfd --help'". NULL: "secbpf: CMD: ...". */
+	const char *program;
 	bool broken;	       /* more than CLI_MAX_OPTIONS: a bug, reported */
 	char shortopts[32];
 	struct option longopts[CLI_MAX_OPTIONS + 3];

@@ -65,6 +65,7 @@ static void usage(FILE *f)
 		"/etc/secbpf/policy.conf)\n"
 		"  --check         verify the configuration and every program, print one line\n"
 		"                  per program, and exit: 0 if all are served, 1 if not\n"
+		"  -V, --version   print the version and exit\n"
 		"  -h, --help      show this help\n"
 		"\n"
 		"SIGHUP rereads DIR and the policy: new requests get the new programs,\n"
@@ -95,6 +96,7 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "agent-socket", required_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct cli_options co;
@@ -103,9 +105,14 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 	memset(o, 0, sizeof(*o));
 	o->config_dir = SVC_DEFAULT_CONFIG;
 	o->socket_path = SVC_DEFAULT_SOCKET;
-	cli_options_init(&co, argc, argv, "+", longopts, usage, NULL);
+	cli_options_init(&co, argc, argv, "+V", longopts, usage, NULL);
+	co.program = "secbpfd";
 	while ((c = cli_options_next(&co)) > 0) {
 		switch (c) {
+		case 'V':
+			/* SECBPF_VERSION: meson's project version, as secbpf's. */
+			printf("secbpfd %s\n", SECBPF_VERSION);
+			return 1;
 		case 'f':
 			o->foreground = true;
 			break;
