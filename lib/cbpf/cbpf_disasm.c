@@ -5,6 +5,7 @@
  * targets and the seccomp_data field or action named where known; a
  * whole filter with syscall and arch names next to the numbers.
  */
+#include <linux/audit.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,7 @@ static void cbpf_flow_run(const struct sock_filter *insns, size_t len, struct cb
 static const char *cbpf_flow_name(const struct sock_filter *in, const struct cbpf_flow *st,
 				  char *buf, size_t len)
 {
+	char name[48];
 	const char *abi;
 
 	buf[0] = '\0';
@@ -259,8 +261,21 @@ static const char *cbpf_flow_name(const struct sock_filter *in, const struct cbp
 	if (st->a_is_arch) {
 		abi = syscall_abi_name(in->k, 0);
 		snprintf(buf, len, "%s", abi ? abi : "");
+	} else if (st->a_is_nr && st->arch_known && st->arch == AUDIT_ARCH_X86_64 &&
+		   in->k >= SYSCALL_X32_BIT - 1 && in->k <= SYSCALL_X32_BIT &&
+		   (BPF_OP(in->code) == BPF_JGE || BPF_OP(in->code) == BPF_JGT) &&
+		   (in->k == SYSCALL_X32_BIT) == (BPF_OP(in->code) == BPF_JGE)) {
+		/* nr >= 0x40000000: the x32 ABI's numbers, not its first one. */
+		snprintf(buf, len, "x32 ABI (bit 30 of nr)");
 	} else if (st->a_is_nr && st->arch_known) {
-		syscall_name(st->arch, (int32_t)in->k, buf, len);
+		syscall_name(st->arch, (int32_t)in->k, name, sizeof(name));
+		/* An x32 number is named with the ABI it belongs to. */
+		snprintf(buf, len, "%s%s",
+			 st->arch == AUDIT_ARCH_X86_64 && (in->k & SYSCALL_X32_BIT) &&
+					 in->k < 0x80000000u && name[0] ?
+				 "x32 " :
+				 "",
+			 name);
 	}
 	return buf;
 }
