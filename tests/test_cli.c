@@ -308,3 +308,58 @@ Test(cli, conformance_plugin_protocol)
 	/* Not hex. */
 	cr_expect_eq(plugin("zz", ""), 1, "%s", out);
 }
+
+/* Issue 26: the messages that were not true. */
+
+/* secbpfd is a program of its own: its bad options name it, and point to
+ * its own help, not to a `secbpf secbpfd` that does not exist. */
+Test(cli, secbpfd_options_name_secbpfd_and_it_has_a_version)
+{
+	const char *d = getenv("SECBPFD");
+
+	cr_assert_not_null(d);
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --bogus", d), 2, "%s", out);
+	cr_expect_str_eq(out, "secbpfd: unknown or ambiguous option '--bogus'\n"
+			      "try 'secbpfd --help'\n");
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --config", d), 2, "%s", out);
+	cr_expect_str_eq(out, "secbpfd: option '--config' needs a value\ntry 'secbpfd --help'\n");
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --version", d), 0, "%s", out);
+	cr_expect_eq(strncmp(out, "secbpfd ", 8), 0, "%s", out);
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' -V", d), 0, "%s", out);
+	cr_expect_eq(strncmp(out, "secbpfd ", 8), 0, "%s", out);
+	/* The same version as secbpf's. */
+	cr_assert_eq(secbpf("--version"), 0, "%s", out);
+	{
+		char mine[128];
+
+		snprintf(mine, sizeof(mine), "%.100s", out + strlen("secbpf "));
+		cr_assert_eq(test_shell(out, sizeof(out), "'%s' --version", d), 0, "%s", out);
+		cr_expect_str_eq(out + strlen("secbpfd "), mine);
+	}
+}
+
+/* A policy file asked for by name must exist: it never reads as the
+ * defaults (the default path may be absent: no policy written yet). */
+Test(cli, policy_config_that_does_not_exist_is_an_error)
+{
+	cr_expect_eq(secbpf("policy --config /nonexistent/policy.conf"), 2, "%s", out);
+	cr_expect(strstr(out, "secbpf: policy: /nonexistent/policy.conf: No such file"), "%s",
+		  out);
+	cr_expect_null(strstr(out, "tier:"), "%s", out);
+}
+
+/* The x32 boundary test is not a syscall: `jge #0x40000000` was annotated
+ * as x32's read. */
+Test(cli, dis_cbpf_names_the_x32_boundary)
+{
+	char *line, *end;
+
+	cr_assert_eq(secbpf("dis --cbpf samples/docker_like.bpf.o"), 0, "%s", out);
+	line = strstr(out, "jge #0x40000000");
+	cr_assert_not_null(line, "no x32 test in the sample: %s", out);
+	end = strchr(line, '\n');
+	cr_assert_not_null(end);
+	*end = '\0';
+	cr_expect(strstr(line, "; x32 ABI (bit 30 of nr)"), "%s", line);
+	cr_expect_null(strstr(line, "; read"), "%s", line);
+}
