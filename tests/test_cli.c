@@ -343,8 +343,7 @@ Test(cli, secbpfd_options_name_secbpfd_and_it_has_a_version)
 Test(cli, policy_config_that_does_not_exist_is_an_error)
 {
 	cr_expect_eq(secbpf("policy --config /nonexistent/policy.conf"), 2, "%s", out);
-	cr_expect(strstr(out, "secbpf: policy: /nonexistent/policy.conf: No such file"), "%s",
-		  out);
+	cr_expect(strstr(out, "secbpf: policy: /nonexistent/policy.conf: No such file"), "%s", out);
 	cr_expect_null(strstr(out, "tier:"), "%s", out);
 }
 

@@ -253,6 +253,7 @@ static const char *cbpf_flow_name(const struct sock_filter *in, const struct cbp
 {
 	char name[48];
 	const char *abi;
+	bool x32;
 
 	buf[0] = '\0';
 	if (BPF_CLASS(in->code) != BPF_JMP || BPF_SRC(in->code) != BPF_K ||
@@ -270,12 +271,9 @@ static const char *cbpf_flow_name(const struct sock_filter *in, const struct cbp
 	} else if (st->a_is_nr && st->arch_known) {
 		syscall_name(st->arch, (int32_t)in->k, name, sizeof(name));
 		/* An x32 number is named with the ABI it belongs to. */
-		snprintf(buf, len, "%s%s",
-			 st->arch == AUDIT_ARCH_X86_64 && (in->k & SYSCALL_X32_BIT) &&
-					 in->k < 0x80000000u && name[0] ?
-				 "x32 " :
-				 "",
-			 name);
+		x32 = st->arch == AUDIT_ARCH_X86_64 && (in->k & SYSCALL_X32_BIT) &&
+		      in->k < 0x80000000u && name[0];
+		snprintf(buf, len, "%s%s", x32 ? "x32 " : "", name);
 	}
 	return buf;
 }
