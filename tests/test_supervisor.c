@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,7 +29,9 @@
 #include "install/action.h"
 #include "common.h"
 #include "cbpf/cbpf.h"
+#include "install/attach.h"
 #include "object/object.h"
+#include "service/protocol.h"
 #include "vm/runtime.h"
 #include "supervisor/supervisor.h"
 
@@ -688,7 +693,8 @@ Test(supervisor, sample_syscall_count)
 				      "1000 %d",
 			   SECBPF_BIN, __NR_getpgid, sample("syscall_count"), probe, __NR_getpgid),
 		     0, "%s", out);
-	snprintf(line, sizeof(line), "%s other_abi_calls = 0\n%s syscall_counts %d = 1000 (getpgid)\n",
+	snprintf(line, sizeof(line),
+		 "%s other_abi_calls = 0\n%s syscall_counts %d = 1000 (getpgid)\n",
 		 sample("syscall_count"), sample("syscall_count"), __NR_getpgid);
 	cr_expect_str_eq(slurp("stats"), line);
 }
@@ -724,4 +730,208 @@ Test(supervisor, the_thread_group_is_found_when_a_helper_needs_it)
 	cr_expect(strstr(out, want) && strstr(strstr(out, want) + 1, want), "%s", out);
 	snprintf(want, sizeof(want), "%d=-1/7\n", __NR_getpgid);
 	cr_expect(strstr(out, want), "%s", out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Caps on the processes tracked                                        */
+/* ------------------------------------------------------------------ */
+
+/* getppid(0xc3) counts the calling process's calls in task storage and
+ * answers ERRNO(count): each process that makes it is tracked. */
+static const char per_process_src[] = "struct {\n"
+				      "	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);\n"
+				      "	__uint(map_flags, BPF_F_NO_PREALLOC);\n"
+				      "	__type(key, int);\n"
+				      "	__type(value, __u32);\n"
+				      "} calls SEC(\".maps\");\n"
+				      "SEC(\"seccomp\")\n"
+				      "int procs(struct seccomp_data *ctx)\n"
+				      "{\n"
+				      "	__u32 *n;\n"
+				      "	if (ctx->nr != __NR_getppid || ctx->args[0] != 0xc3)\n"
+				      "		return SECCOMP_RET_ALLOW;\n"
+				      "	n = bpf_task_storage_get(&calls, NULL, NULL,\n"
+				      "				 BPF_LOCAL_STORAGE_GET_F_CREATE);\n"
+				      "	if (!n)\n"
+				      "		return SECCOMP_RET_ERRNO | ENOMEM;\n"
+				      "	*n += 1;\n"
+				      "	return SECCOMP_RET_ERRNO | (*n & 0x3ff);\n"
+				      "}\n";
+
+#define CAP_PROCS 5 /* processes each filtered tree starts */
+
+/* A filtered tree: its first process (pid), the socket to it. */
+struct capped_tree {
+	pid_t pid;
+	int sock;
+	int *res; /* shared: the errno each process got, then how many did */
+};
+
+/*
+ * In a child: install the filter with a listener, send the listener on
+ * sock, and on a byte from it start CAP_PROCS processes that each make
+ * getppid(0xc3) once; a byte back once they all got their answer, and
+ * they stay until one more byte comes.
+ */
+static int capped_tree_main(const struct loaded *l, int sock, int *res)
+{
+	struct secbpf_err err = { { 0 } };
+	int listener, quit[2], i;
+	char c;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 1;
+	listener = attach_cbpf(l->cp.insns, l->cp.len, SUPERVISOR_LISTENER_FLAGS, &err);
+	if (listener < 0 || svc_send(sock, SVC_REQ_ATTACH, NULL, 0, listener, &err))
+		return 2;
+	close(listener);
+	if (read(sock, &c, 1) != 1 || pipe(quit))
+		return 3;
+	for (i = 0; i < CAP_PROCS; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 4;
+		if (pid == 0) {
+			close(quit[1]);
+			errno = 0;
+			res[i] = syscall(SYS_getppid, 0xc3) == -1 ? errno : 0;
+			__atomic_add_fetch(&res[CAP_PROCS], 1, __ATOMIC_SEQ_CST);
+			while (read(quit[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+	}
+	while (__atomic_load_n(&res[CAP_PROCS], __ATOMIC_SEQ_CST) < CAP_PROCS)
+		usleep(1000);
+	/* Then wait for a byte: another tree, forked by the test, may hold
+	 * the test's end of this socket too, so its close is no signal. */
+	if (write(sock, "d", 1) != 1 || read(sock, &c, 1) != 1)
+		return 5;
+	close(quit[1]);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+/* How many times what occurs in text. */
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)); text += strlen(what))
+		n++;
+	return n;
+}
+
+/* Start a capped tree and a supervisor for its listener. */
+static struct supervisor *capped_tree_start(struct capped_tree *t, const struct loaded *l,
+					    struct supervisor_prog *p, size_t max,
+					    struct supervisor_quota *q, FILE *log)
+{
+	struct supervisor_opts o = { .sz = sizeof(o), .nworkers = 1, .log = log };
+	struct secbpf_err err = { { 0 } };
+	struct supervisor *sv;
+	struct svc_msg m;
+	int sp[2];
+
+	t->res = mmap(NULL, (CAP_PROCS + 1) * sizeof(int), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(t->res, MAP_FAILED);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
+	t->pid = fork();
+	cr_assert_geq(t->pid, 0);
+	if (t->pid == 0) {
+		close(sp[0]);
+		_exit(capped_tree_main(l, sp[1], t->res));
+	}
+	close(sp[1]);
+	t->sock = sp[0];
+	cr_assert_eq(svc_recv(t->sock, &m, &err), 0, "%s", err.msg);
+	cr_assert_geq(m.fd, 0);
+	o.target_pid = t->pid;
+	o.max_tracked = max;
+	o.quota = q;
+	sv = supervisor_new(m.fd, p, 1, &o, &err);
+	cr_assert_not_null(sv, "%s", err.msg);
+	cr_assert_eq(supervisor_start(sv, &err), 0, "%s", err.msg);
+	return sv;
+}
+
+/* Let the tree's processes make their call; how many got 1 and EAGAIN. */
+static void capped_tree_run(struct capped_tree *t, int *tracked, int *refused)
+{
+	char c;
+	int i;
+
+	cr_assert_eq(write(t->sock, "g", 1), 1);
+	cr_assert_eq(read(t->sock, &c, 1), 1, "the tree failed");
+	*tracked = *refused = 0;
+	for (i = 0; i < CAP_PROCS; i++) {
+		*tracked += t->res[i] == 1;
+		*refused += t->res[i] == EAGAIN;
+		cr_expect(t->res[i] == 1 || t->res[i] == EAGAIN, "process %d got %d", i, t->res[i]);
+	}
+}
+
+static void capped_tree_end(struct capped_tree *t, struct supervisor *sv)
+{
+	int st;
+
+	cr_assert_eq(write(t->sock, "q", 1), 1);
+	close(t->sock);
+	cr_assert_eq(waitpid(t->pid, &st, 0), t->pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	supervisor_wait(sv);
+	supervisor_release_tasks(sv);
+	supervisor_free(sv);
+	munmap(t->res, (CAP_PROCS + 1) * sizeof(int));
+}
+
+/*
+ * Two supervisors, each capped at 4 processes, share a quota of 6 (as
+ * secbpfd's attachments of one uid do): the first tree's fifth process
+ * is refused by its supervisor's cap, the second tree's last three by the
+ * quota. Refused calls fail with EAGAIN, each cap is logged once, and the
+ * quota is whole again once the trees are gone.
+ */
+Test(supervisor, caps_on_tracked_processes_fail_closed_and_log_once)
+{
+	struct supervisor_quota q = { .max = 6, .name = "the test's quota" };
+	struct capped_tree a, b;
+	struct supervisor_prog p;
+	struct supervisor *sva, *svb;
+	struct loaded l;
+	int tracked, refused;
+	char *logbuf = NULL, expect[128];
+	size_t loglen = 0;
+	FILE *log = open_memstream(&logbuf, &loglen);
+
+	cr_assert_not_null(log);
+	load(&l, object(filter("procs", per_process_src)), true);
+	p = (struct supervisor_prog){
+		.insns = l.cp.insns, .len = l.cp.len, .rt = l.rt, .name = "procs"
+	};
+	sva = capped_tree_start(&a, &l, &p, 4, &q, log);
+	svb = capped_tree_start(&b, &l, &p, 4, &q, log);
+	capped_tree_run(&a, &tracked, &refused);
+	cr_expect_eq(tracked, 4);
+	cr_expect_eq(refused, CAP_PROCS - 4);
+	cr_expect_eq(__atomic_load_n(&q.used, __ATOMIC_SEQ_CST), 4);
+	capped_tree_run(&b, &tracked, &refused);
+	cr_expect_eq(tracked, 2);
+	cr_expect_eq(refused, CAP_PROCS - 2);
+	cr_expect_eq(__atomic_load_n(&q.used, __ATOMIC_SEQ_CST), 6);
+	capped_tree_end(&a, sva);
+	capped_tree_end(&b, svb);
+	cr_expect_eq(__atomic_load_n(&q.used, __ATOMIC_SEQ_CST), 0);
+	fclose(log);
+	snprintf(expect, sizeof(expect), "uid %u: 4 processes tracked by the supervisor of pid %d",
+		 (unsigned int)getuid(), (int)a.pid);
+	cr_expect(strstr(logbuf, expect), "%s", logbuf);
+	cr_expect(strstr(logbuf, "the test's quota: 6 processes tracked, the cap"), "%s", logbuf);
+	/* Once each: 1 refusal by a's cap, 3 by the quota, 2 lines. */
+	cr_expect_eq(count_of(logbuf, "processes tracked"), 2, "%s", logbuf);
+	free(logbuf);
+	unload(&l);
 }

@@ -183,6 +183,7 @@ static int run_supervise_child(pid_t pid, struct run_report *r, const struct run
 
 	if (supervisor_ignore_stop_signals())
 		cli_error("run", "warning: cannot ignore job control signals: %s", strerror(errno));
+	supervisor_raise_fd_limit(); /* CMD exists: it keeps its own */
 	reaped = wait_published(pid, r, status);
 	stage = __atomic_load_n(&r->stage, __ATOMIC_ACQUIRE);
 	if (stage == RUN_STAGE_SETUP || stage == RUN_STAGE_SETUP_FAILED) {

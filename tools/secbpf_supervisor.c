@@ -347,6 +347,7 @@ int main(int argc, char **argv)
 	map_handoff(a.handoff_fd);
 	if (supervisor_ignore_stop_signals())
 		fail("cannot ignore the stop signals");
+	supervisor_raise_fd_limit(); /* a pidfd per tracked process */
 	if (chdir("/"))
 		fail("cannot chdir to /: %s", strerror(errno));
 	for (i = 0; i < a.n; i++) {

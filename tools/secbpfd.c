@@ -273,6 +273,8 @@ int main(int argc, char **argv)
 		fail_msg("setup", "cannot make the service non-dumpable or ignore stop signals");
 		return EXIT_USAGE;
 	}
+	if (!o.check)
+		svc_raise_fd_limit(stderr); /* a pidfd per supervised process */
 	rc = svc_config_load(&config, o.config_dir, &err);
 	if (rc) {
 		fail_msg("config", "%s", err.msg);

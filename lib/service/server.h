@@ -24,6 +24,7 @@
 #include "service/catalog.h"
 #include "service/peer.h"
 #include "service/protocol.h"
+#include "supervisor/supervisor.h"
 
 /* Limits: a local user can hold at most this much of the service. */
 #define SVC_MAX_CONNS 1024	 /* client connections, all users */
@@ -32,6 +33,15 @@
 #define SVC_MAX_CONNS_PER_UID 64 /* per uid (root too: a bug must not starve others) */
 #define SVC_MAX_HANDLES_PER_UID 256
 #define SVC_MAX_ATTACH_PER_UID 128
+/* Processes tracked (one pidfd each while they live, lib/supervisor
+ * tracking.c): per attachment, per uid, all users. docs/secbpfd.md, "The
+ * file descriptor budget", shows that every limit fits in SVC_NOFILE. */
+#define SVC_MAX_PROCS_PER_ATTACHMENT 1024
+#define SVC_MAX_PROCS_PER_UID 4096
+#define SVC_MAX_PROCS 65536
+/* The fds the limits above need together at most (the budget's total,
+ * rounded up): the unit's LimitNOFILE= is at least this. */
+#define SVC_NOFILE 360000
 /* Messages read from one socket per wake-up, so that one client cannot
  * hold the loop. */
 #define SVC_BURST 32
@@ -75,6 +85,15 @@ struct svc_handle {
 	struct svc_handle *next;
 };
 
+/* The processes one uid's attachments track together (a quota whose
+ * parent is svc_server.all_procs), alive while refs attachments use it. */
+struct svc_uid_procs {
+	uid_t uid;
+	size_t refs;
+	struct supervisor_quota quota;
+	struct svc_uid_procs *next;
+};
+
 /* A listener the service supervises with one program. */
 struct svc_attachment {
 	struct svc_server *srv;
@@ -86,6 +105,9 @@ struct svc_attachment {
 	pthread_t waiter; /* supervisor_wait, then sets done */
 	int done;	  /* atomic: the supervisor has finished */
 	struct svc_attachment *next;
+
+	/* Its uid's quota of tracked processes. */
+	struct svc_uid_procs *procs;
 };
 
 struct svc_server {
@@ -108,6 +130,9 @@ struct svc_server {
 	struct svc_handle *handles;
 	struct svc_attachment *attachments;
 	size_t nconns, nhandles, nattachments;
+	/* Tracked processes: all users' quota, and each uid's (supervise.c). */
+	struct supervisor_quota all_procs;
+	struct svc_uid_procs *uid_procs;
 	uint64_t next_handle_id;
 	bool stopping;
 	struct svc_msg msg; /* the message being answered (one at a time) */
@@ -141,6 +166,9 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	       uid_t uid, pid_t pid, struct secbpf_err *err);
 /* supervise.c: free the attachments whose supervisor has finished. */
 void svc_attachments_reap(struct svc_server *srv);
+/* supervise.c: raise the open files limit to the hard limit (at start),
+ * saying on log when it cannot be or stays below SVC_NOFILE. */
+void svc_raise_fd_limit(FILE *log);
 /* supervise.c: how many attachments uid has. */
 size_t svc_attachments_of(const struct svc_server *srv, uid_t uid);
 

@@ -16,6 +16,20 @@
 #include "service/server.h"
 #include "supervisor/supervisor.h"
 
+void svc_raise_fd_limit(FILE *log)
+{
+	long n = supervisor_raise_fd_limit();
+
+	if (n < 0)
+		fprintf(log, "secbpfd: cannot raise the open files limit: %s\n", strerror((int)-n));
+	else if (n < SVC_NOFILE)
+		fprintf(log,
+			"secbpfd: the open files limit is %ld: the service's limits need up to %d "
+			"(docs/secbpfd.md); past it, requests and new supervised processes fail "
+			"(raise the hard limit: LimitNOFILE=, ulimit -Hn)\n",
+			n, SVC_NOFILE);
+}
+
 size_t svc_attachments_of(const struct svc_server *srv, uid_t uid)
 {
 	const struct svc_attachment *a;
@@ -24,6 +38,52 @@ size_t svc_attachments_of(const struct svc_server *srv, uid_t uid)
 	for (a = srv->attachments; a; a = a->next)
 		n += a->uid == uid;
 	return n;
+}
+
+/*
+ * The quota of processes uid's attachments track, made on its first
+ * attachment, with one more reference; NULL without memory. Its parent is
+ * the quota of all users, set up here on first use.
+ */
+static struct svc_uid_procs *uid_procs_get(struct svc_server *srv, uid_t uid)
+{
+	struct svc_uid_procs *u;
+
+	if (!srv->all_procs.max) {
+		srv->all_procs.max = SVC_MAX_PROCS;
+		snprintf(srv->all_procs.name, sizeof(srv->all_procs.name), "all users");
+	}
+	for (u = srv->uid_procs; u; u = u->next)
+		if (u->uid == uid)
+			break;
+	if (!u) {
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return NULL;
+		u->uid = uid;
+		u->quota.max = SVC_MAX_PROCS_PER_UID;
+		u->quota.parent = &srv->all_procs;
+		snprintf(u->quota.name, sizeof(u->quota.name), "uid %u", (unsigned int)uid);
+		u->next = srv->uid_procs;
+		srv->uid_procs = u;
+	}
+	u->refs++;
+	return u;
+}
+
+/* Drop a reference to u (after the supervisor charging it is freed). */
+static void uid_procs_put(struct svc_server *srv, struct svc_uid_procs *u)
+{
+	struct svc_uid_procs **pp;
+
+	if (!u || --u->refs)
+		return;
+	for (pp = &srv->uid_procs; *pp; pp = &(*pp)->next)
+		if (*pp == u) {
+			*pp = u->next;
+			break;
+		}
+	free(u);
 }
 
 /* Whether fd is a seccomp user-notification listener: anything else
@@ -108,10 +168,19 @@ int svc_attach(struct svc_server *srv, struct svc_program *p, uint64_t handle_id
 	a->handle_id = handle_id;
 	a->uid = uid;
 	a->pid = pid;
+	a->procs = uid_procs_get(srv, uid);
+	if (!a->procs) {
+		close(listener);
+		free(a);
+		return err_set(err, ENOMEM, "out of memory");
+	}
+	so.max_tracked = SVC_MAX_PROCS_PER_ATTACHMENT;
+	so.quota = &a->procs->quota;
 	a->sv = supervisor_new(listener, p->stateful ? plan->sv_progs : &plain,
 			       p->stateful ? plan->n : 1, &so, err);
 	if (!a->sv) {
 		close(listener);
+		uid_procs_put(srv, a->procs);
 		free(a);
 		return -ENOMEM;
 	}
@@ -154,6 +223,7 @@ void svc_attachments_reap(struct svc_server *srv)
 		}
 		pthread_join(a->waiter, NULL);
 		supervisor_free(a->sv);
+		uid_procs_put(srv, a->procs);
 		if (srv->log)
 			fprintf(srv->log, "secbpfd: %s: pid %d is gone, its supervision ended\n",
 				a->prog->conf->name, (int)a->pid);

@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,10 @@ static void apply_opts(struct supervisor *sv, const struct supervisor_opts *opts
 			sv->agent_timeout_ms = opts->agent_timeout_ms;
 		if (opts->agent_fd > 0)
 			sv->agent_fd = opts->agent_fd; /* ours once we succeed */
+	}
+	if (opts && opts->sz >= offsetof(struct supervisor_opts, quota) + sizeof(opts->quota)) {
+		sv->max_tracked = opts->max_tracked;
+		sv->quota = opts->quota;
 	}
 	if (sv->agent_timeout_ms > INT_MAX)
 		sv->agent_timeout_ms = INT_MAX;
@@ -205,9 +210,9 @@ void supervisor_free(struct supervisor *sv)
 	}
 	if (sv->listener >= 0)
 		close(sv->listener);
-	/* Processes still tracked: their state goes with the runtimes. */
-	for (i = 0; i < sv->ntracked; i++)
-		close(sv->tracked[i].pidfd);
+	/* Processes still tracked: their pidfds closed, their quota given
+	 * back (it outlives us), their state freed (the runtimes too). */
+	supervisor_untrack_all(sv);
 	if (sv->epoll_fd >= 0)
 		close(sv->epoll_fd);
 	if (sv->stop_fd >= 0)
@@ -243,6 +248,20 @@ int supervisor_ignore_stop_signals(void)
 		if (signal(job_control[i], SIG_IGN) == SIG_ERR)
 			return -errno;
 	return 0;
+}
+
+long supervisor_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return -errno;
+	}
+	return rl.rlim_cur > LONG_MAX ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 int supervisor_count_own_filters(void)

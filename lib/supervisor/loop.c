@@ -73,8 +73,8 @@ static void fail_reply(struct supervisor *sv, struct seccomp_notif_resp *resp)
 	send_reply(sv, resp);
 }
 
-/* runtime_task.get_tgid: supervisor_target_tgid for the notification
- * being handled. */
+/* runtime_task.get_tgid: supervisor_target_track for the notification
+ * being handled (a helper may keep state for the process). */
 struct tgid_ctx {
 	struct supervisor_worker *w;
 	const struct seccomp_notif *req;
@@ -86,7 +86,7 @@ static int task_get_tgid(void *arg, pid_t *tgid)
 	struct tgid_ctx *c = arg;
 	int rc;
 
-	rc = supervisor_target_tgid(c->w, c->req, c->t);
+	rc = supervisor_target_track(c->w, c->req, c->t);
 	if (rc)
 		return rc;
 	*tgid = c->t->tgid;
@@ -122,6 +122,8 @@ static int worker_decide(struct supervisor_worker *w, struct target *t, uint32_t
 	task.still_valid_ctx = &valid;
 	task.cpu = w->cpu;
 	rc = supervisor_decide(sv, &req->data, &task, ret, &err);
+	if (rc && t->over_cap)
+		return rc; /* logged once by the cap, not per syscall */
 	if (rc) {
 		supervisor_baton_release(w);
 		supervisor_log(sv, "pid %u: syscall %d: %s: failing it with ENOSYS", req->pid,
@@ -239,6 +241,13 @@ static void worker_handle(struct supervisor_worker *w)
 		goto out;
 	}
 	if (worker_decide(w, &t, &ret)) {
+		if (t.over_cap) {
+			/* A cap of the service, not a failure of ours: the
+			 * syscall fails as a fork does at RLIMIT_NPROC. */
+			resp->error = -EAGAIN;
+			send_reply(sv, resp);
+			goto out;
+		}
 		fail_reply(sv, resp);
 		goto out;
 	}

@@ -112,6 +112,24 @@ enum supervisor_deed {
  */
 enum supervisor_deed supervisor_reply_for(uint32_t ret, struct seccomp_notif_resp *resp);
 
+/*
+ * A cap on the processes several supervisors track together (secbpfd: one
+ * quota per uid, whose parent is the quota of all users). A supervisor
+ * tracks a process (holds a pidfd of it until it exits, so that its task
+ * storage goes with it) once a helper needs its thread group. Past a cap
+ * the notified syscalls of processes not yet tracked that need it fail
+ * with EAGAIN, and one line a minute says which cap was reached. used is
+ * changed with atomics only; a quota must outlive every supervisor that
+ * was given it.
+ */
+struct supervisor_quota {
+	unsigned long used;		 /* processes tracked under it now */
+	unsigned long max;		 /* 0: no cap of its own */
+	struct supervisor_quota *parent; /* charged too; NULL: none */
+	char name[32];			 /* for the log: "uid 65534", "all users" */
+	long logged_at;			 /* atomic: second of the last line + 1 */
+};
+
 struct supervisor_opts {
 	size_t sz;	       /* sizeof(struct supervisor_opts) */
 	unsigned int nworkers; /* threads serving the listener; 0: default */
@@ -133,6 +151,11 @@ struct supervisor_opts {
 	 * owner is then our effective uid. */
 	const char *kind;
 	pid_t target_pid;
+	/* At most this many processes tracked by this supervisor (0: no cap
+	 * but the fd limit), and the quota they are charged to as well
+	 * (NULL: none). */
+	size_t max_tracked;
+	struct supervisor_quota *quota;
 };
 
 #define SUPERVISOR_AGENT_TIMEOUT_MS 5000
@@ -214,6 +237,15 @@ int supervisor_make_undumpable(void);
  * supervising process only, after the child exists. Returns 0 or -errno.
  */
 int supervisor_ignore_stop_signals(void);
+
+/*
+ * Raise this process's soft RLIMIT_NOFILE to its hard limit: a supervisor
+ * holds a pidfd per tracked process and per cached thread. Call it in the
+ * supervising process after its children exist (they inherit the limit,
+ * and select() fails on fds past 1024). Returns the new soft limit, or a
+ * negative errno.
+ */
+long supervisor_raise_fd_limit(void);
 
 /* Seccomp_filters of /proc/self/status: the filters this process already
  * has, or a negative errno. */

@@ -83,6 +83,12 @@ struct supervisor {
 	pthread_mutex_t lock;
 	struct tracked_process *tracked;
 	size_t ntracked, captracked;
+	/* The caps on them (supervisor_opts): max_tracked here (0: none),
+	 * and the quota each is also charged to. cap_logged_at: the second
+	 * of the last line about max_tracked + 1 (atomic). */
+	size_t max_tracked;
+	struct supervisor_quota *quota;
+	long cap_logged_at;
 	uint32_t generation;
 	int epoll_fd, stop_fd;
 	pthread_t reaper;
@@ -121,6 +127,9 @@ struct target {
 	/* The worker's cache entry for tid, valid for this notification,
 	 * or NULL (no thread pidfd: before Linux 6.9). */
 	struct thread_cache_entry *cached;
+	/* Its process could not be tracked: a cap was reached (the
+	 * syscall fails with EAGAIN, and the cap is logged, not the call). */
+	bool over_cap;
 };
 
 /* Whether notification id still waits for its reply: its thread lives
@@ -150,7 +159,8 @@ void supervisor_baton_release(struct supervisor_worker *w);
 void supervisor_baton_stop(struct supervisor_worker *w);
 
 /* tracking.c: processes watched until they exit, and the reaper thread. */
-int supervisor_track_process(struct supervisor *sv, pid_t tgid, uint64_t id);
+int supervisor_track_process(struct supervisor_worker *w, pid_t tgid, uint64_t id);
+void supervisor_untrack_all(struct supervisor *sv);
 void *supervisor_reaper_main(void *arg);
 
 /* target.c: the thread of a notification (see each function there). */
@@ -158,6 +168,8 @@ int supervisor_target_open(struct supervisor_worker *w, const struct seccomp_not
 			   struct target *t);
 int supervisor_target_tgid(struct supervisor_worker *w, const struct seccomp_notif *req,
 			   struct target *t);
+int supervisor_target_track(struct supervisor_worker *w, const struct seccomp_notif *req,
+			    struct target *t);
 void supervisor_target_close(struct target *t);
 int supervisor_target_kill(struct supervisor *sv, uint64_t id, const struct target *t);
 int supervisor_target_trap(struct supervisor *sv, uint64_t id, const struct target *t,

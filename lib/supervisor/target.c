@@ -111,6 +111,7 @@ int supervisor_target_open(struct supervisor_worker *w, const struct seccomp_not
 	t->tgid = 0;
 	t->mem_fd = -1;
 	t->cached = NULL;
+	t->over_cap = false;
 	if (t->tid <= 0)
 		return -ENOENT; /* not in our pid namespace */
 	if (!sv->open_mem)
@@ -124,8 +125,7 @@ int supervisor_target_open(struct supervisor_worker *w, const struct seccomp_not
 }
 
 /*
- * The thread group of t, the thread of notification req, into t->tgid, and
- * its process tracked (supervisor_track_process) before any of its state is used.
+ * The thread group of t, the thread of notification req, into t->tgid.
  * Needed by some helpers (pid_tgid, task storage, signals), kills, traps
  * and the agent, not by every program: it is found on first need.
  *
@@ -135,11 +135,9 @@ int supervisor_target_open(struct supervisor_worker *w, const struct seccomp_not
  * thread's TID cannot belong to another, so it is the thread that made the
  * syscall, whose TGID cannot have changed (a thread that execs from a
  * non-leader takes the leader's TID, and its old one is seen as exited).
- * A process is tracked once per cache entry: while the entry's thread
- * lives, its process is alive and stays tracked.
  *
  * Returns 0; -ESRCH if the notification is no longer valid; another
- * negative errno if the thread cannot be looked at or its process watched.
+ * negative errno if the thread cannot be looked at.
  */
 int supervisor_target_tgid(struct supervisor_worker *w, const struct seccomp_notif *req,
 			   struct target *t)
@@ -154,39 +152,58 @@ int supervisor_target_tgid(struct supervisor_worker *w, const struct seccomp_not
 	if (c->tid == t->tid && !pidfd_exited(c->pidfd)) {
 		t->tgid = c->tgid;
 		t->cached = c;
-	} else {
-		supervisor_baton_release(w); /* reading /proc can block */
-		supervisor_thread_cache_evict(c);
-		proc_fd = open_proc_dir(t->tid);
-		/* Before 6.9 there is no thread pidfd: nothing is cached then. */
-		pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
-		if (!notif_valid(sv, req->id))
-			rc = -ESRCH;
-		else if (proc_fd < 0)
-			rc = proc_fd;
-		else
-			rc = read_task_status(proc_fd, &st);
-		if (proc_fd >= 0)
-			close(proc_fd);
-		if (rc) {
-			if (pidfd >= 0)
-				close(pidfd);
-			return rc;
-		}
-		t->tgid = st.tgid;
-		if (pidfd >= 0) {
-			c->tid = t->tid;
-			c->tgid = st.tgid;
-			c->pidfd = pidfd;
-			c->tracked = false;
-			t->cached = c;
-		}
+		return 0;
 	}
+	supervisor_baton_release(w); /* reading /proc can block */
+	supervisor_thread_cache_evict(c);
+	proc_fd = open_proc_dir(t->tid);
+	/* Before 6.9 there is no thread pidfd: nothing is cached then. */
+	pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+	if (!notif_valid(sv, req->id))
+		rc = -ESRCH;
+	else if (proc_fd < 0)
+		rc = proc_fd;
+	else
+		rc = read_task_status(proc_fd, &st);
+	if (proc_fd >= 0)
+		close(proc_fd);
+	if (rc) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return rc;
+	}
+	t->tgid = st.tgid;
+	if (pidfd >= 0) {
+		c->tid = t->tid;
+		c->tgid = st.tgid;
+		c->pidfd = pidfd;
+		c->tracked = false;
+		t->cached = c;
+	}
+	return 0;
+}
+
+/*
+ * The thread group of t, as supervisor_target_tgid finds it, with its
+ * process tracked (supervisor_track_process) before any of its state is
+ * used: what helpers need. A process is tracked once per cache entry:
+ * while the entry's thread lives, its process is alive and stays tracked.
+ * Returns 0 or a negative errno as supervisor_target_tgid does, or -EDQUOT
+ * with t->over_cap set when a cap on tracked processes refused it.
+ */
+int supervisor_target_track(struct supervisor_worker *w, const struct seccomp_notif *req,
+			    struct target *t)
+{
+	int rc;
+
+	rc = supervisor_target_tgid(w, req, t);
+	if (rc)
+		return rc;
 	if (t->cached && t->cached->tracked)
 		return 0;
-	rc = supervisor_track_process(sv, t->tgid, req->id);
+	rc = supervisor_track_process(w, t->tgid, req->id);
 	if (rc) {
-		t->tgid = 0;
+		t->over_cap = rc == -EDQUOT;
 		return rc;
 	}
 	if (t->cached)
