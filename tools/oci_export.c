@@ -500,10 +500,11 @@ static int cell_rule(const struct export_state *s, size_t a, uint32_t nr,
 	}
 	if (!c->npaths)
 		return 0;
-	rc = cell_masked_rule(s, c, r);
+	/* Comparisons first: they read alike on 32- and 64-bit arches. */
+	rc = cell_compare_rule(s, a, nr, c, r);
 	if (rc == 0) {
 		rule_clear(r);
-		rc = cell_compare_rule(s, a, nr, c, r);
+		rc = cell_masked_rule(s, c, r);
 	}
 	if (rc == 2) {
 		r->kind = RULE_PLAIN;
