@@ -224,8 +224,9 @@ static uint32_t stub_start(const struct oci_profile *p, uint32_t token)
 }
 
 /* Compare the profile of obj with its filter on every number of every
- * arch in it (and past them). */
-static void check_export(const char *obj)
+ * arch in it (and past them). Leaves the profile in out; returns the
+ * number of inputs the profile notifies. */
+static unsigned check_export(const char *obj)
 {
 	struct compare c = { .obj = obj, .orig = secbpf_filter(obj) };
 	struct oci_profile prof;
@@ -265,6 +266,7 @@ static void check_export(const char *obj)
 	oci_profile_free(&prof);
 	free(c.orig.insns);
 	free(c.prof.insns);
+	return c.notified;
 }
 
 static void sample(const char *name, char *path, size_t size)
@@ -345,4 +347,128 @@ Test(export_oci, usage_errors)
 	cr_expect_eq(test_shell(out, sizeof(out), "'%s' oci patch /nonexistent.json -f x.o",
 				getenv("SECBPF")),
 		     2);
+}
+
+static char scratch[4096];
+
+/* The scratch directory of build_filter, removed after each test. */
+static void remove_scratch(void)
+{
+	if (scratch[0])
+		test_remove_tree(scratch);
+}
+
+/* The filter source (a SEC("seccomp") function body over ctx) built with
+ * `secbpf cc` in a scratch directory: the object's path in obj. */
+static void build_filter(const char *name, const char *body, char *obj, size_t size)
+{
+	char src[4200];
+	FILE *f;
+
+	test_scratch_dir(scratch, sizeof(scratch), "export-oci");
+	snprintf(src, sizeof(src), "%s/%s.bpf.c", scratch, name);
+	snprintf(obj, size, "%s/%s.bpf.o", scratch, name);
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"#include <secbpf/filter.h>\n"
+		"SEC(\"seccomp\")\nint %s(struct seccomp_data *ctx)\n{\n"
+		"\tSECBPF_DENY_OTHER_ARCHES(ctx, SECCOMP_RET_ERRNO | EPERM, X86_64);\n"
+		"%s}\nchar _license[] SEC(\"license\") = \"GPL\";\n",
+		name, body);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(test_shell(out, sizeof(out), "'%s' cc -I '%s/include' '%s' -o '%s'",
+				getenv("SECBPF"), getenv("SECBPF_SOURCE_DIR"), src, obj),
+		     0, "secbpf cc %s: %s", src, out);
+}
+
+/*
+ * An allowlist that denies with EPERM: runc puts its ENOSYS stub above the
+ * last number the profile names, so the profile names the last number of
+ * the table (with the default action) for the stub to start past every
+ * syscall the filter denies with EPERM.
+ */
+Test(export_oci, deny_by_default_names_the_last_number_for_runcs_stub, .fini = remove_scratch)
+{
+	char obj[4400];
+
+	build_filter("allow_few",
+		     "\tswitch (ctx->nr) {\n"
+		     "\tcase __NR_read: case __NR_write: case __NR_exit_group:\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n\t}\n"
+		     "\treturn SECCOMP_RET_ERRNO | EPERM;\n",
+		     obj, sizeof(obj));
+	cr_expect_eq(check_export(obj), 0);
+	cr_expect(strstr(out, "\"SCMP_ACT_ERRNO\""), "no name carries the default: %s", out);
+}
+
+/*
+ * Flags tested bit by bit, ranges and lists of values, with several
+ * actions: every cell becomes argument rules, none notifies.
+ */
+Test(export_oci, flags_and_ranges_become_argument_rules, .fini = remove_scratch)
+{
+	char obj[4400];
+
+	build_filter("flags_ranges",
+		     "\tswitch (ctx->nr) {\n"
+		     "\tcase __NR_unshare:\n"
+		     "\t\tif (ctx->args[0] & 0x10000000)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\tcase __NR_setns:\n"
+		     "\t\tif ((ctx->args[1] & 0x20000) != 0)\n"
+		     "\t\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\t\treturn SECCOMP_RET_ERRNO | EACCES;\n"
+		     "\tcase __NR_chmod:\n"
+		     "\t\tif (ctx->args[1] > 0777)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\tcase __NR_dup:\n"
+		     "\t\tif (ctx->args[0] != 5)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EBADF;\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\tcase __NR_kill:\n"
+		     "\t\tif (ctx->args[1] == 9)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
+		     "\t\tif (ctx->args[1] >= 32 && ctx->args[1] < 64)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EINVAL;\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\tcase __NR_personality:\n"
+		     "\t\tif (ctx->args[0] == 0 || ctx->args[0] == 8 ||\n"
+		     "\t\t    ctx->args[0] == 0xffffffffULL)\n"
+		     "\t\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
+		     "\t}\n"
+		     "\treturn SECCOMP_RET_ALLOW;\n",
+		     obj, sizeof(obj));
+	cr_expect_eq(check_export(obj), 0, "some cell notifies: %s", out);
+	cr_expect(strstr(out, "\"SCMP_CMP_GT\"") && strstr(out, "\"SCMP_CMP_EQ\"") &&
+			  strstr(out, "\"SCMP_CMP_MASKED_EQ\""),
+		  "%s", out);
+}
+
+/*
+ * Numbers without a name that get ENOSYS below others that get the
+ * default: runc's stub gives ENOSYS only above the last number named, so
+ * no profile says it, and export-oci refuses, naming both numbers.
+ */
+Test(export_oci, enosys_below_the_default_is_refused, .fini = remove_scratch)
+{
+	char obj[4400];
+	int st;
+
+	/* 335 has no name on x86_64 (libseccomp 2.5.4), nor has 1000 */
+	build_filter("enosys_hole",
+		     "\tif (ctx->nr == 335)\n"
+		     "\t\treturn SECCOMP_RET_ERRNO | ENOSYS;\n"
+		     "\tif (ctx->nr == __NR_read)\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\treturn SECCOMP_RET_ERRNO | EPERM;\n",
+		     obj, sizeof(obj));
+	st = test_shell(out, sizeof(out), "'%s' export-oci -f '%s'", getenv("SECBPF"), obj);
+	cr_expect_eq(st, 1, "exit %d: %s", st, out);
+	cr_expect(strstr(out, "x86_64 nr 335 gets ENOSYS and nr 1023, above it, the default "
+			      "0x50001"),
+		  "%s", out);
 }

@@ -48,9 +48,10 @@ static const struct {
 #define ACTION_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
 #define NO_NR (-1L)
 /* Argument rules of one name, at most (a name past it notifies). */
-#define MAX_ENTRIES 64
-/* Aligned blocks for one interval of an argument, at most. */
-#define MAX_BLOCKS 16
+#define MAX_ENTRIES 256
+/* Aligned blocks for one interval of an argument, at most (any 64-bit
+ * interval takes 126 at most). */
+#define MAX_BLOCKS 128
 
 /* An action runc can install as such (NOTIFY stands for the rest). */
 static bool installable(uint32_t action)
@@ -265,15 +266,15 @@ static struct rule_entry *entry_add(struct rule *r, uint32_t action)
 }
 
 /*
- * The masked-equality rule of a cell: one action besides the default, on
- * paths whose conditions are masked equalities, one entry per path.
- * Returns 1 with r filled (RULE_ARGS), 0 when the cell is not of that
- * shape, or -ENOMEM.
+ * The masked-equality rule of a cell: every path to an action but the
+ * default says exactly which calls take it by masked equalities, so that
+ * these entries match disjoint sets of calls (the paths') and every other
+ * call takes the default. One entry per path. Returns 1 with r filled
+ * (RULE_ARGS), 0 when the cell is not of that shape, or -ENOMEM.
  */
 static int cell_masked_rule(const struct export_state *s, const struct cbpf_cell_paths *c,
 			    struct rule *r)
 {
-	uint32_t x = ACTION_NOTIFY;
 	size_t i, j, n = 0;
 
 	for (i = 0; i < c->npaths; i++) {
@@ -281,21 +282,19 @@ static int cell_masked_rule(const struct export_state *s, const struct cbpf_cell
 
 		if (p->action == s->default_action)
 			continue;
-		if (!installable(p->action) || !p->expressible || !p->nconds ||
-		    (x != ACTION_NOTIFY && x != p->action) || n == MAX_ENTRIES)
+		if (!installable(p->action) || !p->expressible || !p->nconds || n == MAX_ENTRIES)
 			return 0;
-		x = p->action;
 		n++;
 	}
-	if (x == ACTION_NOTIFY)
+	if (!n)
 		return 0; /* only default paths: fixed, handled by the caller */
 	for (i = 0; i < c->npaths; i++) {
 		const struct cbpf_cell_path *p = &c->paths[i];
 		struct rule_entry *e;
 
-		if (p->action != x)
+		if (p->action == s->default_action)
 			continue;
-		e = entry_add(r, x);
+		e = entry_add(r, p->action);
 		if (!e)
 			return -ENOMEM;
 		for (j = 0; j < p->nconds; j++)
@@ -418,7 +417,9 @@ static int interval_entries(struct rule *r, unsigned arg, uint64_t lo, uint64_t 
 		if (++blocks > MAX_BLOCKS || !(e = entry_add(r, action)))
 			return -1;
 		e->n = 1;
-		e->c[0] = (struct rule_cond){ (uint8_t)arg, OP_MASKED_EQ, ~(size - 1), lo };
+		e->c[0] = size == 1 ? (struct rule_cond){ (uint8_t)arg, OP_EQ, lo, 0 }
+				    : (struct rule_cond){ (uint8_t)arg, OP_MASKED_EQ, ~(size - 1),
+							  lo };
 		if (lo + (size - 1) == hi)
 			break;
 		lo += size;

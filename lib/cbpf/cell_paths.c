@@ -145,6 +145,9 @@ static bool path_finish(const struct atom *atoms_in, size_t n, bool expressible,
 				return false;
 			continue;
 		}
+		/* A bit both fix differently: it always holds. */
+		if ((k[a->word] ^ a->k) & a->mask & mask[a->word])
+			continue;
 		expressible = false;
 	}
 	p->expressible = expressible;
