@@ -47,7 +47,17 @@ struct atom {
 	uint8_t word;
 	bool eq; /* (word & mask) == k, else != */
 	uint32_t mask, k;
+	/* Not 0: the atom is rather "(word + off) code k is taken" (a JGT or
+	 * JGE), which holds or not once equalities fix the whole word. */
+	uint16_t range_code;
+	uint32_t off;
 };
+
+/* The atom (word & mask) == k, or != k. */
+static struct atom masked_atom(uint8_t word, bool eq, uint32_t mask, uint32_t k)
+{
+	return (struct atom){ .word = word, .eq = eq, .mask = mask, .k = k };
+}
 
 struct walk {
 	const struct sock_filter *insns;
@@ -112,8 +122,8 @@ static bool path_finish(const struct atom *atoms_in, size_t n, bool expressible,
 	 * (x & FLAG) != 0 is (x & FLAG) == FLAG. */
 	for (i = 0; i < n; i++) {
 		atoms[i] = atoms_in[i];
-		if (!atoms[i].eq && __builtin_popcount(atoms[i].mask) == 1 &&
-		    !(atoms[i].k & ~atoms[i].mask)) {
+		if (!atoms[i].range_code && !atoms[i].eq &&
+		    __builtin_popcount(atoms[i].mask) == 1 && !(atoms[i].k & ~atoms[i].mask)) {
 			atoms[i].eq = true;
 			atoms[i].k ^= atoms[i].mask;
 		}
@@ -121,7 +131,7 @@ static bool path_finish(const struct atom *atoms_in, size_t n, bool expressible,
 	for (i = 0; i < n; i++) {
 		const struct atom *a = &atoms[i];
 
-		if (!a->eq)
+		if (!a->eq || a->range_code)
 			continue;
 		if (a->k & ~a->mask)
 			return false; /* (x & m) == k with bits of k outside m */
@@ -133,6 +143,16 @@ static bool path_finish(const struct atom *atoms_in, size_t n, bool expressible,
 	for (i = 0; i < n; i++) {
 		const struct atom *a = &atoms[i];
 
+		if (a->range_code) {
+			/* Decided once the equalities fix the whole word. */
+			if (mask[a->word] != 0xffffffffu) {
+				expressible = false;
+				continue;
+			}
+			if (cbpf_sim_cond(a->range_code, k[a->word] + a->off, a->k) != a->eq)
+				return false;
+			continue;
+		}
 		if (a->eq)
 			continue;
 		/* First: (x & m) != k always holds when k has bits outside m
@@ -310,11 +330,9 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 				w->breaks->exact = false;
 				if (src.kind == VAL_WORD && src.off == 0 &&
 				    natoms < PATH_MAX_ATOMS) {
-					atoms[natoms] =
-						(struct atom){ src.word, true, src.mask, 0 };
+					atoms[natoms] = masked_atom(src.word, true, src.mask, 0);
 					walk_ret(w, known(0), atoms, natoms + 1, expressible);
-					atoms[natoms++] =
-						(struct atom){ src.word, false, src.mask, 0 };
+					atoms[natoms++] = masked_atom(src.word, false, src.mask, 0);
 				} else {
 					walk_ret(w, known(0), atoms, natoms, false);
 					expressible = false;
@@ -359,23 +377,36 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 
 				if (BPF_OP(in->code) == BPF_JEQ) {
 					/* (word + off) == k: word == k - off */
-					yes = (struct atom){ a.word, true, a.mask, src.v - a.off };
-					no = (struct atom){ a.word, false, a.mask, src.v - a.off };
+					yes = masked_atom(a.word, true, a.mask, src.v - a.off);
+					no = masked_atom(a.word, false, a.mask, src.v - a.off);
 				} else {
 					uint32_t mm = a.mask & src.v;
 
 					/* Some bit of mm set: one bit is an equality;
 					 * none (mm 0) can never be, an impossible atom. */
-					yes = mm == 0 ? (struct atom){ a.word, true, 0, 1 }
+					yes = mm == 0 ? masked_atom(a.word, true, 0, 1)
 					      : __builtin_popcount(mm) == 1
-						      ? (struct atom){ a.word, true, mm, mm }
-						      : (struct atom){ a.word, false, mm, 0 };
-					no = (struct atom){ a.word, true, mm, 0 };
+						      ? masked_atom(a.word, true, mm, mm)
+						      : masked_atom(a.word, false, mm, 0);
+					no = masked_atom(a.word, true, mm, 0);
 				}
 				atoms[natoms] = yes;
 				walk_from(w, pc + 1 + in->jt, a, x, mem, atoms, natoms + 1,
 					  expressible);
 				atoms[natoms++] = no;
+			} else if (a.kind == VAL_WORD && src.kind == VAL_KNOWN &&
+				   a.mask == 0xffffffffu && natoms < PATH_MAX_ATOMS &&
+				   (BPF_OP(in->code) == BPF_JGT || BPF_OP(in->code) == BPF_JGE)) {
+				/* A range: exact where equalities fix the word. */
+				atoms[natoms] = (struct atom){ .word = a.word,
+							       .eq = true,
+							       .k = src.v,
+							       .range_code = in->code,
+							       .off = a.off };
+				walk_from(w, pc + 1 + in->jt, a, x, mem, atoms, natoms + 1,
+					  expressible);
+				atoms[natoms].eq = false;
+				natoms++;
 			} else {
 				walk_from(w, pc + 1 + in->jt, a, x, mem, atoms, natoms, false);
 				expressible = false;
