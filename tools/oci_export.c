@@ -70,6 +70,8 @@ static bool installable(uint32_t action)
 	}
 }
 
+/* Set o's akey to rule's SCMP_ACT_* name (and ekey to its errno for
+ * ERRNO). Returns 0 or -ENOMEM. */
 static int put_action(struct json_object *o, const char *akey, const char *ekey, uint32_t rule)
 {
 	const char *name;
@@ -169,11 +171,13 @@ struct export_state {
 	FILE *notes;
 };
 
+/* The summary of cell (a, nr): nr without x32's bit. */
 static struct cell_sum *sum_at(const struct export_state *s, size_t a, uint32_t nr)
 {
 	return &s->sum[a * OCI_EXPORT_NR_MAX + nr];
 }
 
+/* Free r's entries and key; r stays usable. */
 static void rule_clear(struct rule *r)
 {
 	free(r->entries);
@@ -183,6 +187,7 @@ static void rule_clear(struct rule *r)
 	r->nentries = 0;
 }
 
+/* The rule of name, added (unset) if new; NULL when out of memory. */
 static struct rule *rule_for(struct export_state *s, const char *name)
 {
 	size_t i;
@@ -204,6 +209,7 @@ static struct rule *rule_for(struct export_state *s, const char *name)
 	return &s->rules[s->nrules++];
 }
 
+/* qsort order of strings. */
 static int line_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -248,6 +254,8 @@ out:
 	return rc;
 }
 
+/* A new entry of r for action, zeroed; NULL past MAX_ENTRIES or when out
+ * of memory. */
 static struct rule_entry *entry_add(struct rule *r, uint32_t action)
 {
 	struct rule_entry *e;
@@ -320,6 +328,8 @@ static uint32_t action_at(const struct export_state *s, size_t a, uint32_t nr, u
 	return cbpf_sim_run(s->insns, s->len, &sd);
 }
 
+/* Append [lo, hi] with action to sp[0..*n-1], merged into the last span
+ * when adjacent with the same action. Returns 0, or -1 past max. */
 static int span_add(struct span *sp, size_t *n, size_t max, uint64_t lo, uint64_t hi,
 		    uint32_t action)
 {
@@ -547,6 +557,7 @@ static void rule_merge(struct rule *r, struct rule *c)
 	rule_clear(c);
 }
 
+/* Whether action refuses the call (ERRNO, TRAP, KILL). */
 static bool is_deny(uint32_t action)
 {
 	switch (action & SECCOMP_RET_ACTION_FULL) {
@@ -766,6 +777,9 @@ static int find_stub_boundary(struct export_state *s, size_t a, struct secbpf_er
 		       arches[a].nr_base + min_enosys);
 }
 
+/* runc's stub boundary of each arch kept, when runc adds a stub for the
+ * default action; numbers past the tables must be denied by the filter,
+ * as runc's stub denies them. Returns 0 or -errno with err set. */
 static int find_stub(struct export_state *s, struct secbpf_err *err)
 {
 	uint32_t bad;
@@ -788,6 +802,9 @@ static int find_stub(struct export_state *s, struct secbpf_err *err)
 	return 0;
 }
 
+/* Every named cell's rule, merged per name; cells above runc's stub
+ * boundary only mark their name (find_stub_boundary checked they are
+ * ENOSYS). Returns 0 or -ENOMEM with err set. */
 static int scan_names(struct export_state *s, struct secbpf_err *err)
 {
 	struct cbpf_cell_paths c;
@@ -862,6 +879,8 @@ static int check_above(const struct export_state *s, struct secbpf_err *err)
 	return 0;
 }
 
+/* A syscalls entry with an empty names array (*names). NULL when out of
+ * memory. */
 static struct json_object *names_entry(struct json_object **names)
 {
 	struct json_object *entry = json_object_new_object();
@@ -975,6 +994,7 @@ static int emit_rules(struct export_state *s, struct json_object *syscalls, bool
 	return 0;
 }
 
+/* Free what s holds. */
 static void state_free(struct export_state *s)
 {
 	size_t i;

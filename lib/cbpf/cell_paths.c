@@ -72,6 +72,7 @@ struct walk {
 
 static const struct val unknown = { .kind = VAL_UNKNOWN };
 
+/* The known value v. */
 static struct val known(uint32_t v)
 {
 	return (struct val){ .kind = VAL_KNOWN, .v = v };
@@ -245,6 +246,8 @@ static void test_breaks(struct walk *w, uint16_t code, struct val a, struct val 
 	add_break(w, a.word, -a.off); /* where word + off wraps to 0 */
 }
 
+/* A path ends returning r: record its action and conditions (an unknown
+ * return value gives up on the cell). */
 static void walk_ret(struct walk *w, struct val r, const struct atom *atoms, size_t n,
 		     bool expressible)
 {
@@ -422,6 +425,7 @@ static void walk_from(struct walk *w, size_t pc, struct val a, struct val x, con
 		w->gave_up = true;
 }
 
+/* qsort order of uint32_t. */
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
