@@ -689,9 +689,9 @@ static int find_default(struct export_state *s, struct secbpf_err *err)
 	return 0;
 }
 
-/* Numbers past every table, where the stub answers too (x32: bit 30 set,
- * the rest of x86_64's without it). */
-static bool past_tables_deny(const struct export_state *s, size_t a, uint32_t *bad)
+/* Whether the filter denies numbers past every table on arch a, where
+ * runc's stub answers ENOSYS: 0 if so, 1 with *bad set if not, -ENOMEM. */
+static int past_tables_deny(const struct export_state *s, size_t a, uint32_t *bad)
 {
 	static const uint32_t tries[] = { OCI_EXPORT_NR_MAX, 4096, 0x3fffffffu, 0x7fffffffu };
 	struct cbpf_cell_paths c;
@@ -702,15 +702,15 @@ static bool past_tables_deny(const struct export_state *s, size_t a, uint32_t *b
 		bool ok;
 
 		if (cbpf_cell_explore(s->insns, s->len, s->abi[a].audit, nr, &c))
-			return false;
+			return -ENOMEM;
 		ok = c.fixed && is_deny(c.action);
 		cbpf_cell_paths_free(&c);
 		if (!ok) {
 			*bad = nr;
-			return false;
+			return 1;
 		}
 	}
-	return true;
+	return 0;
 }
 
 /*
@@ -793,7 +793,10 @@ static int find_stub(struct export_state *s, struct secbpf_err *err)
 		rc = find_stub_boundary(s, a, err);
 		if (rc)
 			return rc;
-		if (!past_tables_deny(s, a, &bad))
+		rc = past_tables_deny(s, a, &bad);
+		if (rc < 0)
+			return err_set(err, ENOMEM, "out of memory");
+		if (rc)
 			return err_set(err, EINVAL,
 				       "%s nr %#x is not denied by the filter, but runc's stub "
 				       "gives it ENOSYS (it is above the last number named)",
