@@ -403,8 +403,9 @@ Test(export_oci, deny_by_default_names_the_last_number_for_runcs_stub, .fini = r
 }
 
 /*
- * Flags tested bit by bit, ranges and lists of values, with several
- * actions: every cell becomes argument rules, none notifies.
+ * Flags tested bit by bit, ranges and lists of values, tests of two
+ * arguments, with several actions: every cell becomes argument rules, none
+ * notifies.
  */
 Test(export_oci, flags_and_ranges_become_argument_rules, .fini = remove_scratch)
 {
@@ -433,6 +434,12 @@ Test(export_oci, flags_and_ranges_become_argument_rules, .fini = remove_scratch)
 		     "\t\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
 		     "\t\tif (ctx->args[1] >= 32 && ctx->args[1] < 64)\n"
 		     "\t\t\treturn SECCOMP_RET_ERRNO | EINVAL;\n"
+		     "\t\treturn SECCOMP_RET_ALLOW;\n"
+		     "\tcase __NR_tgkill:\n"
+		     "\t\tif (ctx->args[2] == 9 && ctx->args[0] > 1)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | EPERM;\n"
+		     "\t\tif (ctx->args[2] < 4 && ctx->args[1] == 0)\n"
+		     "\t\t\treturn SECCOMP_RET_ERRNO | ESRCH;\n"
 		     "\t\treturn SECCOMP_RET_ALLOW;\n"
 		     "\tcase __NR_personality:\n"
 		     "\t\tif (ctx->args[0] == 0 || ctx->args[0] == 8 ||\n"

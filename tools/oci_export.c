@@ -437,6 +437,272 @@ static int interval_entries(struct rule *r, unsigned arg, uint64_t lo, uint64_t 
 	return 0;
 }
 
+/* Pieces of one argument's values, for cells that compare several. */
+#define GRID_MAX_PIECES 64
+#define GRID_MAX_SAMPLES 256
+#define GRID_MAX_CELLS 4096
+#define GRID_MAX_ARGS 3
+
+/*
+ * The values of args[arg] cut into pieces on which every test of the cell
+ * keeps its outcome, whatever the other arguments: an interval of the low
+ * word under one high word (or on a 32-bit arch), or a range of high words
+ * whose calls the tests tell apart by the low word nowhere, which the
+ * samples (one per low-word interval) check.
+ */
+struct arg_pieces {
+	unsigned arg;
+	size_t n;
+	uint64_t lo[GRID_MAX_PIECES], hi[GRID_MAX_PIECES];
+	size_t first[GRID_MAX_PIECES], count[GRID_MAX_PIECES]; /* into sample */
+	size_t nsamples;
+	uint64_t sample[GRID_MAX_SAMPLES];
+};
+
+/* Add piece [lo, hi] of ap with samples v[0..n-1]. Returns 0, or -1
+ * past the limits. */
+static int piece_add(struct arg_pieces *ap, uint64_t lo, uint64_t hi, const uint64_t *v, size_t n)
+{
+	if (ap->n == GRID_MAX_PIECES || ap->nsamples + n > GRID_MAX_SAMPLES)
+		return -1;
+	ap->lo[ap->n] = lo;
+	ap->hi[ap->n] = hi;
+	ap->first[ap->n] = ap->nsamples;
+	ap->count[ap->n++] = n;
+	memcpy(&ap->sample[ap->nsamples], v, n * sizeof(*v));
+	ap->nsamples += n;
+	return 0;
+}
+
+/* The pieces of args[arg] from the cell's breaks (struct arg_pieces).
+ * Returns 0, or -1 when there are too many or a 32-bit arch's cell tests
+ * the high word. */
+static int arg_pieces(size_t a, const struct cbpf_cell_breaks *b, unsigned arg,
+		      struct arg_pieces *ap)
+{
+	static const uint32_t zero = 0;
+	const uint32_t *lo_at = &zero, *hi_at = &zero;
+	size_t nlo = 1, nhi = 1, h, l;
+	uint64_t v[CBPF_CELL_MAX_BREAKS];
+
+	ap->arg = arg;
+	ap->n = ap->nsamples = 0;
+	if (b->words & (1u << (2 * arg))) {
+		lo_at = b->at[2 * arg];
+		nlo = b->n[2 * arg];
+	}
+	if (b->words & (2u << (2 * arg))) {
+		if (!arches[a].wide)
+			return -1;
+		hi_at = b->at[2 * arg + 1];
+		nhi = b->n[2 * arg + 1];
+	}
+	for (h = 0; h < nhi; h++) {
+		uint64_t h0 = hi_at[h], h1 = h + 1 < nhi ? hi_at[h + 1] - 1ull : 0xffffffffull;
+
+		if (!arches[a].wide)
+			h1 = 0; /* libseccomp compares the low half alone there */
+		if (h0 == h1) {
+			for (l = 0; l < nlo; l++) {
+				uint64_t l1 = l + 1 < nlo ? lo_at[l + 1] - 1ull : 0xffffffffull;
+
+				v[0] = h0 << 32 | lo_at[l];
+				if (piece_add(ap, v[0], h0 << 32 | l1, v, 1))
+					return -1;
+			}
+			continue;
+		}
+		for (l = 0; l < nlo; l++)
+			v[l] = h0 << 32 | lo_at[l];
+		if (piece_add(ap, h0 << 32, h1 << 32 | 0xffffffffull, v, nlo))
+			return -1;
+	}
+	return 0;
+}
+
+/* A grid cell's index from its pieces (mixed radix, argument 0 first). */
+static size_t grid_index(const struct arg_pieces *ap, size_t k, const size_t *at)
+{
+	size_t i, idx = 0;
+
+	for (i = k; i-- > 0;)
+		idx = idx * ap[i].n + at[i];
+	return idx;
+}
+
+/* The cell's action on the pieces at[], the same at every sample of them;
+ * ACTION_NOTIFY when the samples disagree. */
+static uint32_t grid_action(const struct export_state *s, size_t a, uint32_t nr,
+			    const struct arg_pieces *ap, size_t k, const size_t *at)
+{
+	struct seccomp_data sd = { .nr = (int)nr, .arch = s->abi[a].audit };
+	size_t j[GRID_MAX_ARGS] = { 0 }, i;
+	uint32_t first = 0, r;
+	bool have = false;
+
+	for (;;) {
+		for (i = 0; i < k; i++)
+			sd.args[ap[i].arg] = ap[i].sample[ap[i].first[at[i]] + j[i]];
+		r = cbpf_sim_run(s->insns, s->len, &sd);
+		if (have && r != first)
+			return ACTION_NOTIFY;
+		first = r;
+		have = true;
+		for (i = 0; i < k && ++j[i] == ap[i].count[at[i]]; i++)
+			j[i] = 0;
+		if (i == k)
+			return first;
+	}
+}
+
+/* Whether every grid cell in the box lo[]..hi[] has action x. */
+static bool box_is(const uint32_t *grid, const struct arg_pieces *ap, size_t k, const size_t *lo,
+		   const size_t *hi, uint32_t x)
+{
+	size_t at[GRID_MAX_ARGS], i;
+
+	memcpy(at, lo, k * sizeof(*at));
+	for (;;) {
+		if (grid[grid_index(ap, k, at)] != x)
+			return false;
+		for (i = 0; i < k && at[i]++ == hi[i]; i++)
+			at[i] = lo[i];
+		if (i == k)
+			return true;
+	}
+}
+
+/* The one condition that says args[ap->arg] is in pieces lo..hi, on a
+ * domain ending at top: false when none does (a range inside). *none:
+ * every value (no condition). */
+static bool range_cond(const struct arg_pieces *ap, size_t lo, size_t hi, uint64_t top,
+		       struct rule_cond *c, bool *none)
+{
+	uint64_t v0 = ap->lo[lo], v1 = ap->hi[hi];
+
+	*none = lo == 0 && hi == ap->n - 1;
+	if (*none)
+		return true;
+	if (v0 == v1)
+		*c = (struct rule_cond){ (uint8_t)ap->arg, OP_EQ, v0, 0 };
+	else if (lo == 0)
+		*c = (struct rule_cond){ (uint8_t)ap->arg, OP_LT, v1 + 1, 0 };
+	else if (v1 == top)
+		*c = (struct rule_cond){ (uint8_t)ap->arg, OP_GT, v0 - 1, 0 };
+	else
+		return false;
+	return true;
+}
+
+/*
+ * The comparison rule of a cell whose tests compare two or three arguments
+ * with constants: the cell's action on every combination of the
+ * arguments' pieces, then for each combination with an action other than
+ * the default a box of them, grown one argument at a time over the pieces
+ * with that action, each argument's range one condition (EQ, LT, GT or
+ * none). The boxes of one action may overlap; boxes of two never do.
+ * Returns 1 with r filled, 0 when the cell is not of that shape, or
+ * -ENOMEM.
+ */
+static int cell_grid_rule(const struct export_state *s, size_t a, uint32_t nr,
+			  const struct cbpf_cell_breaks *b, struct rule *r)
+{
+	uint64_t top = arches[a].wide ? ~0ull : 0xffffffffull;
+	struct arg_pieces *ap = calloc(GRID_MAX_ARGS, sizeof(*ap));
+	uint32_t *grid = calloc(GRID_MAX_CELLS, sizeof(*grid));
+	bool *covered = calloc(GRID_MAX_CELLS, sizeof(*covered));
+	size_t k = 0, cells = 1, at[GRID_MAX_ARGS] = { 0 }, idx, i, rest;
+	unsigned arg;
+	int rc = 0;
+
+	if (!ap || !grid || !covered) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (arg = 0; arg < CBPF_CELL_MAX_CONDS; arg++) {
+		if (!(b->words & (3u << (2 * arg))))
+			continue;
+		if (k == GRID_MAX_ARGS || arg_pieces(a, b, arg, &ap[k]))
+			goto out;
+		cells *= ap[k++].n;
+		if (cells > GRID_MAX_CELLS)
+			goto out;
+	}
+	for (idx = 0; idx < cells; idx++) {
+		for (i = 0, rest = idx; i < k; i++) {
+			at[i] = rest % ap[i].n;
+			rest /= ap[i].n;
+		}
+		grid[idx] = grid_action(s, a, nr, ap, k, at);
+		if (!installable(grid[idx]))
+			goto out;
+	}
+	for (idx = 0; idx < cells; idx++) {
+		size_t lo[GRID_MAX_ARGS], hi[GRID_MAX_ARGS];
+		uint32_t x = grid[idx];
+		struct rule_entry *e;
+
+		if (x == s->default_action || covered[idx])
+			continue;
+		for (i = 0, rest = idx; i < k; i++) {
+			lo[i] = hi[i] = rest % ap[i].n;
+			rest /= ap[i].n;
+		}
+		e = entry_add(r, x);
+		if (!e) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < k; i++) {
+			size_t cell_at = lo[i];
+			bool none;
+
+			/* As far as every cell of the box keeps action x. */
+			while (lo[i] > 0) {
+				lo[i]--;
+				if (!box_is(grid, ap, k, lo, hi, x)) {
+					lo[i]++;
+					break;
+				}
+			}
+			while (hi[i] + 1 < ap[i].n) {
+				hi[i]++;
+				if (!box_is(grid, ap, k, lo, hi, x)) {
+					hi[i]--;
+					break;
+				}
+			}
+			if (!range_cond(&ap[i], lo[i], hi[i], top, &e->c[e->n], &none)) {
+				/* Inside the range: this piece alone, if one value. */
+				lo[i] = hi[i] = cell_at;
+				if (!range_cond(&ap[i], lo[i], hi[i], top, &e->c[e->n], &none))
+					goto out;
+			}
+			if (!none)
+				e->n++;
+		}
+		if (!e->n)
+			goto out; /* one action everywhere: not a grid */
+		/* Mark the box covered. */
+		memcpy(at, lo, k * sizeof(*at));
+		for (;;) {
+			covered[grid_index(ap, k, at)] = true;
+			for (i = 0; i < k && at[i]++ == hi[i]; i++)
+				at[i] = lo[i];
+			if (i == k)
+				break;
+		}
+	}
+	rc = 1;
+out:
+	if (rc != 1)
+		rule_clear(r);
+	free(ap);
+	free(grid);
+	free(covered);
+	return rc;
+}
+
 /*
  * The comparison rule of a cell decided by one argument compared with
  * constants: the intervals of each action but the default become entries
@@ -459,7 +725,7 @@ static int cell_compare_rule(const struct export_state *s, size_t a, uint32_t nr
 		return 0;
 	arg = (unsigned)__builtin_ctz(b->words) / 2;
 	if (b->words & ~(3u << (2 * arg)))
-		return 0; /* more than one argument */
+		return cell_grid_rule(s, a, nr, b, r); /* more than one argument */
 	n = cell_spans(s, a, nr, b, arg, sp, MAX_ENTRIES);
 	for (i = 0; i < n; i++)
 		if (!installable(sp[i].action))
