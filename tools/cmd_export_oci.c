@@ -20,9 +20,12 @@ static void export_usage(FILE *f)
 		   "                         [--listener PATH] [-o FILE]\n"
 		   "\n"
 		   "Print an OCI seccomp profile (config.json's linux.seccomp) for runc: what the\n"
-		   "filter decides from the syscall alone becomes rules by name, the rest\n"
-		   "SCMP_ACT_NOTIFY with listenerPath at secbpfd's agent socket, where the whole\n"
-		   "program decides. Arches the filter denies entirely are left out.\n"
+		   "filter decides from the syscall alone, or from comparisons and masked\n"
+		   "equalities of the arguments, becomes rules by name, the rest SCMP_ACT_NOTIFY\n"
+		   "with listenerPath at secbpfd's agent socket, where the whole program decides.\n"
+		   "Arches the filter denies entirely are left out. runc answers ENOSYS above the\n"
+		   "last syscall a profile names: the profile names the one where the filter's\n"
+		   "own ENOSYS starts (docs/containers.md).\n"
 		   "\n" OCI_SOURCE_HELP "  -o FILE          write the profile to FILE\n"
 		   "  -h, --help       show this help\n");
 }

@@ -3,8 +3,11 @@
  * One (arch, nr) cell of a compiled filter, explored with its arguments
  * unknown (used by `secbpf export-oci`, docs/containers.md): every feasible
  * path's action and, where a path tests nothing but masked equalities of
- * the arguments, those tests as libseccomp's SCMP_CMP_MASKED_EQ. Known
- * values are computed by the simulator's ALU and conditions (cbpf_sim.c).
+ * the arguments, those tests as libseccomp's SCMP_CMP_MASKED_EQ; and, where
+ * every test compares an argument word (plus a constant) with a constant,
+ * the values at which some test changes its outcome (the cell's decision is
+ * constant between them). Known values are computed by the simulator's ALU
+ * and conditions (cbpf_sim.c).
  */
 #ifndef SECBPF_CBPF_CELL_PATHS_H
 #define SECBPF_CBPF_CELL_PATHS_H
@@ -30,11 +33,29 @@ struct cbpf_cell_path {
 	struct cbpf_cell_cond conds[CBPF_CELL_MAX_CONDS]; /* by arg, ascending */
 };
 
+#define CBPF_CELL_ARG_WORDS 12	/* args[i].lo is word 2i, args[i].hi word 2i+1 */
+#define CBPF_CELL_MAX_BREAKS 64 /* per word */
+
+/*
+ * Where the tests of the cell change their outcome. When exact, every test
+ * of an unknown value was (word + c) == k, > k or >= k (mod 2^32) for an
+ * argument word, so that every test, hence the action, is the same for all
+ * calls whose tested words each lie between two consecutive breaks (0 is
+ * always a break; at[w] is sorted). Words not in `words` are never tested.
+ */
+struct cbpf_cell_breaks {
+	bool exact;
+	uint16_t words; /* bit w: word w is tested */
+	uint8_t n[CBPF_CELL_ARG_WORDS];
+	uint32_t at[CBPF_CELL_ARG_WORDS][CBPF_CELL_MAX_BREAKS];
+};
+
 struct cbpf_cell_paths {
 	bool fixed;	 /* every call gets action */
 	uint32_t action; /* when fixed */
 	struct cbpf_cell_path *paths;
 	size_t npaths; /* the feasible paths (0 when the exploration gave up) */
+	struct cbpf_cell_breaks breaks;
 };
 
 /* Explore insns[0..len-1] (a checked filter) for arch audit and number nr.

@@ -5,9 +5,7 @@
  * `secbpf export-oci` writes it exactly and Docker 20.10 (which drops
  * listenerPath) can run it: socket(AF_VSOCK), personality(ADDR_NO_RANDOMIZE)
  * and clone(CLONE_NEWUSER | SIGCHLD) fail with EPERM, clone3 with ENOSYS
- * (so that a libc falls back to clone), keyctl and bpf with EPERM. Exact
- * values, not flag tests: clang turns a test of one bit into `!= 0`, which
- * export-oci leaves to SCMP_ACT_NOTIFY (docs/containers.md).
+ * (so that a libc falls back to clone), keyctl and bpf with EPERM.
  */
 #include <secbpf/filter.h>
 
