@@ -72,9 +72,7 @@ static int policy_file_line(struct policy_file *pf, char *line, const char *path
 	return err_set(err, EINVAL, "%s:%u: unknown key \"%s\"", path, lineno, key);
 }
 
-/* Parse the policy file. An absent file gives the defaults when it is the
- * default path (no policy written yet); a path given on purpose must
- * exist, so that a typo never reads as "the defaults". */
+/* Parse the policy file; an absent file gives the defaults. */
 static int policy_file_read(const char *path, struct policy_file *pf, struct secbpf_err *err)
 {
 	char line[512];
@@ -90,7 +88,7 @@ static int policy_file_read(const char *path, struct policy_file *pf, struct sec
 		return 0;
 	f = fopen(path, "re");
 	if (!f) {
-		if (errno == ENOENT && !strcmp(path, POLICY_DEFAULT_PATH))
+		if (errno == ENOENT)
 			return 0;
 		return err_set(err, errno, "%s: %s", path, strerror(errno));
 	}
