@@ -323,6 +323,11 @@ Test(cli, secbpfd_options_name_secbpfd_and_it_has_a_version)
 			      "try 'secbpfd --help'\n");
 	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --config", d), 2, "%s", out);
 	cr_expect_str_eq(out, "secbpfd: option '--config' needs a value\ntry 'secbpfd --help'\n");
+	/* A policy file named on purpose must exist. */
+	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --policy /nonexistent/p.conf --check", d),
+		     2, "%s", out);
+	cr_expect(strstr(out, "secbpfd: usage: --policy /nonexistent/p.conf: No such file"), "%s",
+		  out);
 	cr_expect_eq(test_shell(out, sizeof(out), "'%s' --version", d), 0, "%s", out);
 	cr_expect_eq(strncmp(out, "secbpfd ", 8), 0, "%s", out);
 	cr_expect_eq(test_shell(out, sizeof(out), "'%s' -V", d), 0, "%s", out);
@@ -343,7 +348,8 @@ Test(cli, secbpfd_options_name_secbpfd_and_it_has_a_version)
 Test(cli, policy_config_that_does_not_exist_is_an_error)
 {
 	cr_expect_eq(secbpf("policy --config /nonexistent/policy.conf"), 2, "%s", out);
-	cr_expect(strstr(out, "secbpf: policy: /nonexistent/policy.conf: No such file"), "%s", out);
+	cr_expect(strstr(out, "secbpf: policy: --config /nonexistent/policy.conf: No such file"),
+		  "%s", out);
 	cr_expect_null(strstr(out, "tier:"), "%s", out);
 }
 

@@ -166,6 +166,13 @@ int cmd_policy(int argc, char **argv)
 		cli_error("policy", "--config and --daemon: the service reads its own policy file");
 		return EXIT_USAGE;
 	}
+	/* The library reads an absent file as the defaults (no policy
+	 * written yet); a file named on purpose must exist, so that a typo
+	 * never reads as "the defaults". */
+	if (config && access(config, F_OK)) {
+		cli_error("policy", "--config %s: %s", config, strerror(errno));
+		return EXIT_USAGE;
+	}
 	status = daemon ? policy_daemon(daemon, text, sizeof(text))
 			: policy_local(config, text, sizeof(text));
 	if (status)

@@ -139,6 +139,12 @@ static int parse_options(int argc, char **argv, struct secbpfd_options *o)
 		fail_msg("usage", "unexpected argument '%s' (see secbpfd --help)", argv[optind]);
 		return -1;
 	}
+	/* An absent policy file reads as the defaults; one named on purpose
+	 * must exist (a typo must not serve at the default tiers). */
+	if (o->policy_path && access(o->policy_path, F_OK)) {
+		fail_msg("usage", "--policy %s: %s", o->policy_path, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
