@@ -291,8 +291,12 @@ static struct live_bits live_transfer(const struct verifier_env *env, uint32_t i
 			if ((slots & out.slots_need) || (in->dst_reg != BPF_REG_10 && slots))
 				b.need |= s;
 		}
+		/* A store that replaces a whole slot ends what was in it; one
+		 * that does not looks at it (a spilled pointer may not be
+		 * partly overwritten), so the slot's kind matters. */
 		b.slots_live &= ~killed;
 		b.slots_need &= ~killed;
+		b.slots_live |= slots & ~killed;
 		break;
 	case BPF_JMP:
 	case BPF_JMP32:
