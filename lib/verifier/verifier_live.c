@@ -237,7 +237,9 @@ static struct live_bits live_transfer(const struct verifier_env *env, uint32_t i
 			break;
 		}
 		b.live |= d;
-		if (!is_x)
+		/* neg and byte swaps have no source (BPF_X marks "to big
+		 * endian" for the latter) */
+		if (!is_x || op == BPF_NEG || op == BPF_END)
 			break;
 		b.live |= s;
 		if (dst_need)
