@@ -1274,6 +1274,12 @@ static void env_free(struct verifier_env *env)
 	for (i = 0; i < env->npending; i++)
 		state_free(env->pending[i]);
 	free(env->pending);
+	while (env->retired) {
+		struct vstate_node *next = env->retired->next;
+
+		free(env->retired); /* its frames were freed when retired */
+		env->retired = next;
+	}
 	if (env->aux) {
 		for (i = 0; i < env->cnt; i++) {
 			struct vstate_node *n = env->aux[i].states, *next;

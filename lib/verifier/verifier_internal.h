@@ -188,6 +188,9 @@ struct verifier_env {
 	uint32_t next_id; /* for maybe-NULL ids and references */
 	uint64_t processed;
 	uint32_t states_stored;
+	/* Checkpoints taken off full lists while paths below them still ran:
+	 * kept (without their state) for the branch counts, freed at the end. */
+	struct vstate_node *retired;
 	struct verifier_facts *facts;
 	char reason[SECBPF_ERR_MAX]; /* why the current instruction failed */
 	bool has_reason;

@@ -445,31 +445,41 @@ static void node_free(struct vstate_node *n)
  * fewest paths (of those, the one that failed most), so that a loop running
  * more iterations than the list holds still finds its latest ones. A
  * complete checkpoint has no live path below it: nothing walks its parent
- * links again, and dropping it only costs pruning. False if none is complete.
+ * links again, and dropping it only costs pruning. With none complete, the
+ * oldest is retired: off the list (no pruning or loop detection against it
+ * any more), its state freed, the node kept for the paths below it.
  */
-static bool evict_checkpoint(struct insn_aux *aux)
+static void evict_checkpoint(struct verifier_env *env, struct insn_aux *aux)
 {
-	struct vstate_node **pp, **victim = NULL;
+	struct vstate_node **pp, **victim = NULL, **oldest = NULL, *n;
+	uint32_t i;
 
 	for (pp = &aux->states; *pp; pp = &(*pp)->next) {
-		const struct vstate_node *n = *pp;
-
+		n = *pp;
+		oldest = pp;
 		if (n->branches)
 			continue;
 		if (!victim || n->hits < (*victim)->hits ||
 		    (n->hits == (*victim)->hits && n->misses >= (*victim)->misses))
 			victim = pp;
 	}
-	if (!victim)
-		return false;
-	{
-		struct vstate_node *n = *victim;
-
+	if (!oldest)
+		return;
+	aux->nstates--;
+	if (victim) {
+		n = *victim;
 		*victim = n->next;
 		node_free(n);
+		return;
 	}
-	aux->nstates--;
-	return true;
+	n = *oldest;
+	*oldest = n->next;
+	for (i = 0; i < VERIFIER_MAX_FRAMES; i++) {
+		frame_free(n->st.frames[i]);
+		n->st.frames[i] = NULL;
+	}
+	n->next = env->retired;
+	env->retired = n;
 }
 
 /*
@@ -509,8 +519,8 @@ int is_state_visited(struct verifier_env *env, uint32_t insn)
 		for (n = aux->states; n; n = n->next)
 			if (n->branches)
 				widen_scalars(&n->st, env->cur);
-	if (aux->nstates >= MAX_STATES_PER_INSN && !evict_checkpoint(aux))
-		return 0;
+	if (aux->nstates >= MAX_STATES_PER_INSN)
+		evict_checkpoint(env, aux);
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;

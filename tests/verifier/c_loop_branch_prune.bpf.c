@@ -23,5 +23,7 @@
 
 LOOP_BRANCH_PRUNE(loop18, 18)
 LOOP_BRANCH_PRUNE(loop64, 64)
+/* More iterations than the checkpoints kept per instruction (64). */
+LOOP_BRANCH_PRUNE(loop200, 200)
 
 char _license[] SEC("license") = "GPL";
