@@ -633,3 +633,111 @@ Test(verifier, subprogram_with_a_bare_exit_is_accepted)
 	cr_assert_eq(verifier_check(obj, prog, &opts, NULL, &err), 0, "%s", err.msg);
 	object_free(obj);
 }
+
+/* Does fact f admit the value v? */
+static bool reg_fact_admits(const struct verifier_reg_fact *f, uint64_t v)
+{
+	if (f->type != VERIFIER_FACT_SCALAR)
+		return f->type == VERIFIER_FACT_MIXED;
+	return (v & ~f->mask) == f->value && v >= f->umin && v <= f->umax &&
+	       (int64_t)v >= f->smin && (int64_t)v <= f->smax;
+}
+
+/* The reproducer's return value for x, computed in C. */
+static uint32_t loop_branch_prune_ret(uint64_t x, uint32_t n)
+{
+	uint64_t acc = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((x >> (i & 63)) & 1)
+			acc += 3;
+		else
+			acc ^= i;
+	}
+	return 0x00050000u | (uint32_t)(acc & 0xfff); /* SECCOMP_RET_ERRNO */
+}
+
+/*
+ * Issue 23, finding 3: a loop with a branch on the data doubled its paths at
+ * every iteration ("more than 1000000 instructions processed" at N=18). acc
+ * decides nothing, so the two states of an iteration join; the work is
+ * about linear in N (the kernel processes 1,768 insns for N=64), also past
+ * the 64 checkpoints kept per insn. The facts of the exit still hold for
+ * the values of the paths pruned.
+ */
+Test(verifier, loop_with_a_data_branch_is_pruned)
+{
+	static const struct {
+		const char *name;
+		uint32_t n;
+		uint64_t max_processed;
+	} cases[] = { { "loop18", 18, 600 }, { "loop64", 64, 2000 }, { "loop200", 200, 12000 } };
+	static const uint64_t xs[] = {
+		0, ~0ULL, 0x5555555555555555ULL, 0x123456789abcdef0ULL, 1, 0x8000000000000000ULL
+	};
+	struct secbpf_err err = { { 0 } };
+	struct object *obj = compile_and_open("tests/verifier/c_loop_branch_prune.bpf.c", &err);
+	size_t c, k;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct object_prog *prog = object_find_prog(obj, cases[c].name, &err);
+		struct verifier_opts opts = { .sz = sizeof(opts), .tier = SECBPF_TIER_RESTRICTED };
+		struct verifier_facts *f = NULL;
+		uint32_t i, exits = 0;
+
+		cr_assert_not_null(prog, "%s", err.msg);
+		cr_assert_eq(verifier_check(obj, prog, &opts, &f, &err), 0, "%s: %s", cases[c].name,
+			     err.msg);
+		cr_log_info("%s: %llu insns processed, %u states stored", cases[c].name,
+			    (unsigned long long)f->insns_processed, f->states_stored);
+		cr_assert_leq(f->insns_processed, cases[c].max_processed,
+			      "%s: %llu insns processed", cases[c].name,
+			      (unsigned long long)f->insns_processed);
+		for (i = 0; i < prog->insn_cnt; i++) {
+			if (prog->insns[i].code != (BPF_JMP | BPF_EXIT))
+				continue;
+			exits++;
+			cr_assert(f->insns[i].flags & VERIFIER_INSN_REACHABLE);
+			for (k = 0; k < sizeof(xs) / sizeof(xs[0]); k++) {
+				uint32_t r0 = loop_branch_prune_ret(xs[k], cases[c].n);
+
+				cr_assert(reg_fact_admits(&f->insns[i].regs[BPF_REG_0], r0),
+					  "%s: r0 = %#x at exit %u is outside its facts",
+					  cases[c].name, r0, i);
+			}
+		}
+		cr_assert_eq(exits, 1, "%s: the test expects one exit", cases[c].name);
+		verifier_facts_free(f);
+	}
+	object_free(obj);
+}
+
+/*
+ * A path pruned at a join because its r0 (the return value, which decides
+ * nothing) differs from the explored one's: the facts at the exit must
+ * still admit its value (they are read as a bound on every run).
+ */
+Test(verifier, facts_hold_on_a_pruned_path)
+{
+	struct secbpf_err err = { { 0 } };
+	struct verifier_facts *f = NULL;
+	int ret = verify_inline("ldxw %r2, [%r1+0]\n" /* 0 */
+				"mov %r0, 1\n"	      /* 1 */
+				"jgt %r2, 10, out\n"  /* 2: taken (r0 = 1) is explored second */
+				"mov %r0, 2\n"	      /* 3 */
+				"out:\n"
+				"mov %r3, %r0\n" /* 4 */
+				"exit\n",	 /* 5 */
+				SECBPF_TIER_RESTRICTED, &f, &err);
+
+	cr_assert_eq(ret, 0, "%s", err.msg);
+	cr_assert_lt(f->insns_processed, 8, "the second path was not pruned at insn 4");
+	cr_assert(reg_fact_admits(&f->insns[4].regs[0], 1));
+	cr_assert(reg_fact_admits(&f->insns[4].regs[0], 2));
+	cr_assert(reg_fact_admits(&f->insns[5].regs[0], 1));
+	cr_assert(reg_fact_admits(&f->insns[5].regs[3], 1), "a copy of a pruned value");
+	/* r2 was proved <= 10 on the explored path only */
+	cr_assert(reg_fact_admits(&f->insns[5].regs[2], 11));
+	verifier_facts_free(f);
+}

@@ -307,6 +307,22 @@ static void fact_join_reg(struct verifier_reg_fact *f, const struct reg_state *r
 		f->smax = r->smax;
 }
 
+/* A fact that holds for any value of its kind: a scalar may be any number,
+ * a pointer of either kind (what is pointed to may differ). */
+static void fact_widen_reg(struct verifier_reg_fact *f)
+{
+	if (f->type == VERIFIER_FACT_SCALAR) {
+		f->value = 0;
+		f->mask = ~0ULL;
+		f->umin = 0;
+		f->umax = UINT64_MAX;
+		f->smin = INT64_MIN;
+		f->smax = INT64_MAX;
+	} else if (f->type == VERIFIER_FACT_CTX || f->type == VERIFIER_FACT_POINTER) {
+		f->type = VERIFIER_FACT_MIXED;
+	}
+}
+
 static void fact_record(struct verifier_env *env, uint32_t insn)
 {
 	struct verifier_insn_fact *f;
@@ -330,6 +346,175 @@ static void fact_record(struct verifier_env *env, uint32_t insn)
 	}
 	for (i = 0; i < MAX_BPF_REG; i++)
 		fact_join_reg(&f->regs[i], &cur_regs(env)[i], first);
+	for (i = 0; i < MAX_BPF_REG; i++)
+		if (env->aux[insn].wide_regs & (1u << i))
+			fact_widen_reg(&f->regs[i]);
+}
+
+/* The successors of insn i for facts: as it runs, and for a function's end
+ * or a callback-running helper, every place control may go on from. */
+static unsigned fact_successors(const struct verifier_env *env, uint32_t i, uint32_t *succ)
+{
+	const struct bpf_insn *in = &env->insns[i];
+	uint8_t cls = BPF_CLASS(in->code);
+	unsigned n = 0;
+	uint32_t k;
+
+	if (vinsn_is_exit(in)) {
+		/* The program's end, or a function's: back to any caller, or
+		 * to the helper that runs it (main too, should it be called). */
+		for (k = 0; k < env->cnt; k++) {
+			const struct bpf_insn *c = &env->insns[k];
+
+			if (env->aux[k].flags & AUX_LD_IMM64_HI)
+				continue;
+			if (c->code == (BPF_JMP | BPF_CALL) && c->src_reg == BPF_PSEUDO_CALL)
+				succ[n++] = k + 1;
+			else if (env->aux[k].flags & AUX_CALLBACK_CALL)
+				succ[n++] = k;
+		}
+		return n;
+	}
+	if (vinsn_is_ja(in)) {
+		succ[n++] = (uint32_t)vinsn_jump_target(in, i);
+		return n;
+	}
+	succ[n++] = i + (insn_is_ld_imm64(in) ? 2 : 1);
+	if ((cls == BPF_JMP || cls == BPF_JMP32) && vinsn_is_cond_jump(BPF_OP(in->code)))
+		succ[n++] = (uint32_t)vinsn_jump_target(in, i);
+	if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+		succ[n++] = (uint32_t)((int64_t)i + in->imm + 1);
+	if (env->aux[i].flags & AUX_CALLBACK_CALL)
+		/* the callback it runs: any function may be one */
+		for (k = 1; k < env->cnt; k++)
+			if (env->aux[k].flags & AUX_SUBPROG_START)
+				succ[n++] = k;
+	return n;
+}
+
+/* The registers (bit 11: memory) that may carry a widened value after in,
+ * from those before it (t). Conservative: anything a widened value may
+ * flow into, or narrow through a branch, is widened. */
+#define WIDE_MEM (1u << MAX_BPF_REG)
+#define WIDE_ALL ((1u << (MAX_BPF_REG + 1)) - 1)
+
+static uint32_t wide_transfer(const struct bpf_insn *in, uint32_t t)
+{
+	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+	uint32_t d = 1u << in->dst_reg, s = 1u << in->src_reg;
+	bool is_x = BPF_SRC(in->code) == BPF_X;
+	uint32_t args = 0x3e, r;
+
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op == BPF_MOV)
+			return (t & ~d) | (is_x && (t & s) ? d : 0);
+		return t | (is_x && (t & s) ? d : 0);
+	case BPF_LD:
+		return t & ~d;
+	case BPF_LDX:
+		return (t & ~d) | ((t & (s | WIDE_MEM)) ? d : 0);
+	case BPF_ST:
+		return t;
+	case BPF_STX:
+		if (t & (s | d))
+			t |= WIDE_MEM;
+		if (BPF_MODE(in->code) == BPF_ATOMIC && (t & WIDE_MEM))
+			t |= s | 1u; /* a fetch, or cmpxchg's r0 */
+		return t;
+	case BPF_JMP:
+	case BPF_JMP32:
+		if (vinsn_is_exit(in) || vinsn_is_ja(in))
+			return t;
+		if (op == BPF_CALL) {
+			r = (t & (args | WIDE_MEM)) ? 1u : 0;
+			return (t & ~0x3fu) | r;
+		}
+		/* A branch narrows its operands and every copy linked to
+		 * them, which may be anywhere. */
+		if ((t & d) || (is_x && (t & s)))
+			return WIDE_ALL;
+		return t;
+	default:
+		return WIDE_ALL;
+	}
+}
+
+/*
+ * The facts of the registers in regs (and of loads, when mem) are widened at
+ * insn and wherever their values may flow from there; a fact recorded later
+ * at such an insn is widened too (fact_record). Sound without knowing the
+ * pruned path: it widens everything the pruned values may reach.
+ */
+void facts_widen_from(struct verifier_env *env, uint32_t insn, uint16_t regs, bool mem)
+{
+	uint32_t *work, *succ, nwork = 0, i, k, n;
+	uint32_t t = regs | (mem ? WIDE_MEM : 0);
+	int r;
+
+	if (!env->facts)
+		return;
+	work = malloc(env->cnt * sizeof(*work));
+	succ = malloc((env->cnt + 2) * sizeof(*succ));
+	if (!work || !succ) {
+		/* cannot follow the values: widen every fact */
+		for (i = 0; i < env->cnt; i++) {
+			env->aux[i].wide_regs = (uint16_t)((1u << MAX_BPF_REG) - 1);
+			env->aux[i].wide_mem = true;
+			for (r = 0; r < MAX_BPF_REG; r++)
+				fact_widen_reg(&env->facts->insns[i].regs[r]);
+		}
+		free(work);
+		free(succ);
+		return;
+	}
+	work[nwork++] = insn;
+	env->aux[insn].flags |= AUX_WIDE_QUEUED;
+	env->aux[insn].wide_regs |= (uint16_t)(t & ~WIDE_MEM);
+	env->aux[insn].wide_mem |= mem;
+	/* Each insn is on the list at most once: it is pushed when its set
+	 * grows and is not already queued (queued marks that). */
+	while (nwork) {
+		uint32_t in_t, out;
+
+		i = work[--nwork];
+		env->aux[i].flags &= ~AUX_WIDE_QUEUED;
+		in_t = env->aux[i].wide_regs | (env->aux[i].wide_mem ? WIDE_MEM : 0);
+		for (r = 0; r < MAX_BPF_REG; r++)
+			if (in_t & (1u << r))
+				fact_widen_reg(&env->facts->insns[i].regs[r]);
+		out = wide_transfer(&env->insns[i], in_t);
+		n = fact_successors(env, i, succ);
+		for (k = 0; k < n; k++) {
+			struct insn_aux *a;
+			uint32_t have, edge = out;
+
+			if (succ[k] >= env->cnt)
+				continue;
+			a = &env->aux[succ[k]];
+			if (env->insns[i].code == (BPF_JMP | BPF_CALL) &&
+			    (a->flags & AUX_SUBPROG_START) && succ[k] != i + 1) {
+				/* into a function: its arguments as they are;
+				 * a callback's come from the helper's */
+				edge = in_t;
+				if ((env->aux[i].flags & AUX_CALLBACK_CALL) &&
+				    (in_t & (0x3eu | WIDE_MEM)))
+					edge |= 0x3eu | WIDE_MEM;
+			}
+			have = a->wide_regs | (a->wide_mem ? WIDE_MEM : 0);
+			if ((edge | have) == have)
+				continue;
+			a->wide_regs = (uint16_t)((edge | have) & ~WIDE_MEM);
+			a->wide_mem = (edge | have) & WIDE_MEM;
+			if (!(a->flags & AUX_WIDE_QUEUED)) {
+				a->flags |= AUX_WIDE_QUEUED;
+				work[nwork++] = succ[k];
+			}
+		}
+	}
+	free(work);
+	free(succ);
 }
 
 void fact_flag(struct verifier_env *env, uint32_t insn, uint32_t flags)
@@ -1089,6 +1274,12 @@ static void env_free(struct verifier_env *env)
 	for (i = 0; i < env->npending; i++)
 		state_free(env->pending[i]);
 	free(env->pending);
+	while (env->retired) {
+		struct vstate_node *next = env->retired->next;
+
+		free(env->retired); /* its frames were freed when retired */
+		env->retired = next;
+	}
 	if (env->aux) {
 		for (i = 0; i < env->cnt; i++) {
 			struct vstate_node *n = env->aux[i].states, *next;
@@ -1186,6 +1377,8 @@ int verifier_check(const struct object *obj, const struct object_prog *prog,
 	}
 
 	ret = verifier_cfg_check(&env, &bad);
+	if (!ret)
+		ret = verifier_liveness(&env);
 	if (!ret)
 		ret = explore_paths(&env, &bad);
 	if (ret) {

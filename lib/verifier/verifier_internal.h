@@ -142,6 +142,7 @@ struct vstate_node {
 	struct vstate_node *parent; /* the checkpoint before it on its path */
 	struct vstate_node *next;   /* same instruction, older */
 	uint32_t branches;	    /* paths below it still being explored */
+	uint32_t hits, misses;	    /* later states it covered, or did not */
 };
 
 /* Per-instruction properties found before exploration. */
@@ -151,6 +152,7 @@ enum insn_aux_flags {
 	AUX_LD_IMM64_HI = 1 << 2,   /* second slot of an ld_imm64 */
 	AUX_SEEN = 1 << 3,	    /* reached by the CFG walk */
 	AUX_CALLBACK_CALL = 1 << 4, /* a helper call that runs a callback */
+	AUX_WIDE_QUEUED = 1 << 5,   /* on facts_widen_from()'s work list */
 };
 
 struct insn_aux {
@@ -158,6 +160,16 @@ struct insn_aux {
 	uint32_t subprog; /* start slot of the function holding it */
 	uint32_t nstates; /* checkpoints stored here */
 	struct vstate_node *states;
+	/* Before the insn, in its own frame (verifier_live.c): registers and
+	 * stack slots (bit spi: fp-8*(spi+1)) read later (live), and those
+	 * whose value may decide acceptance or a branch (need). */
+	uint16_t live_regs, need_regs;
+	uint64_t live_slots, need_slots;
+	/* Registers whose facts here are widened: they may carry a value of a
+	 * path pruned against a checkpoint that held another (wide_mem: so
+	 * may any load), see facts_widen_from(). */
+	uint16_t wide_regs;
+	bool wide_mem;
 };
 
 struct helper_proto;
@@ -176,6 +188,9 @@ struct verifier_env {
 	uint32_t next_id; /* for maybe-NULL ids and references */
 	uint64_t processed;
 	uint32_t states_stored;
+	/* Checkpoints taken off full lists while paths below them still ran:
+	 * kept (without their state) for the branch counts, freed at the end. */
+	struct vstate_node *retired;
 	struct verifier_facts *facts;
 	char reason[SECBPF_ERR_MAX]; /* why the current instruction failed */
 	bool has_reason;
@@ -211,6 +226,9 @@ bool vinsn_is_ja(const struct bpf_insn *in);
 bool vinsn_is_exit(const struct bpf_insn *in);
 int64_t vinsn_jump_target(const struct bpf_insn *in, uint32_t i);
 
+/* verifier_live.c */
+int verifier_liveness(struct verifier_env *env);
+
 /* verifier_state.c */
 void frame_free(struct func_state *f);
 int state_copy_into(struct vstate *dst, const struct vstate *src);
@@ -235,6 +253,11 @@ struct func_state *frame_new(uint32_t frameno, uint32_t subprog, uint32_t callsi
 const struct object_map *env_map(const struct verifier_env *env, uint32_t idx);
 bool map_is_rdonly(const struct object_map *m);
 void fact_flag(struct verifier_env *env, uint32_t insn, uint32_t flags);
+/* A path was pruned at insn against a checkpoint that holds other values
+ * in the registers regs (and in stack slots when mem), values that do not
+ * matter for safety: from insn on, the facts no longer bound them, nor
+ * anything computed from them. */
+void facts_widen_from(struct verifier_env *env, uint32_t insn, uint16_t regs, bool mem);
 void format_reg(char *buf, size_t len, const struct verifier_env *env, const struct reg_state *r);
 
 /* verifier_mem.c */

@@ -190,13 +190,24 @@ static bool var_equal(const struct reg_state *a, const struct reg_state *b)
 	       a->s32_min == b->s32_min && a->s32_max == b->s32_max;
 }
 
+/* How two states are being compared. */
+struct cover {
+	struct idmap ids;
+	bool exact; /* the same abstract values (infinite-loop detection) */
+	/* matched only because these values do not matter: registers of
+	 * the running frame, and its stack slots (mem) */
+	uint16_t loose_regs;
+	bool loose_mem;
+};
+
 /*
  * Is every run from cur safe because every run from old was? exact asks for
  * the same abstract value (infinite-loop detection).
  */
-static bool regsafe(const struct reg_state *old, const struct reg_state *cur, struct idmap *m,
-		    bool exact)
+static bool regsafe(const struct reg_state *old, const struct reg_state *cur, struct cover *c)
 {
+	bool exact = c->exact;
+
 	if (old->type == REG_NOT_INIT && !exact)
 		return true;
 	if (old->type != cur->type)
@@ -208,9 +219,10 @@ static bool regsafe(const struct reg_state *old, const struct reg_state *cur, st
 		return false;
 	/* A link between scalars the old state did not have only makes the
 	 * current one more precise; a link it had must exist here too. */
-	if (!(old->type == REG_SCALAR && !old->id && !exact) && !check_ids(m, old->id, cur->id))
+	if (!(old->type == REG_SCALAR && !old->id && !exact) &&
+	    !check_ids(&c->ids, old->id, cur->id))
 		return false;
-	if (!check_ids(m, old->ref_obj_id, cur->ref_obj_id))
+	if (!check_ids(&c->ids, old->ref_obj_id, cur->ref_obj_id))
 		return false;
 	if (exact)
 		return var_equal(old, cur);
@@ -225,91 +237,166 @@ static bool regsafe(const struct reg_state *old, const struct reg_state *cur, st
 	}
 }
 
+/* Does old's value cover cur's, for the facts (verifier.h)? Asked of what
+ * the comparison skips: ids are not recorded, and links do not matter. */
+static bool regsafe_probe(const struct reg_state *old, const struct reg_state *cur,
+			  const struct cover *c)
+{
+	struct cover tmp = *c;
+
+	if (old->type == REG_SCALAR && cur->type == REG_SCALAR)
+		return range_within(old, cur);
+	return regsafe(old, cur, &tmp);
+}
+
+/*
+ * A register of the frame that runs at the prune point. One never read
+ * again matches anything; a scalar read again but whose value decides
+ * nothing (verifier_live.c) matches any scalar. Either match is loose when
+ * the old value does not cover the current one.
+ */
+static bool frame_reg_safe(const struct reg_state *old, const struct reg_state *cur,
+			   struct cover *c, uint32_t regno, bool live, bool need)
+{
+	if (c->exact || (live && need))
+		return regsafe(old, cur, c);
+	if (!live || (old->type == REG_SCALAR && cur->type == REG_SCALAR)) {
+		if (!regsafe_probe(old, cur, c))
+			c->loose_regs |= (uint16_t)(1u << regno);
+		return true;
+	}
+	return regsafe(old, cur, c);
+}
+
 static uint8_t slot_byte(const struct func_state *f, uint32_t spi, int k)
 {
 	return spi < f->nslots ? f->slots[spi].bytes[k] : STACK_INVALID;
 }
 
-static bool stacksafe(const struct func_state *old, const struct func_state *cur, struct idmap *m,
-		      bool exact)
+static bool slot_spilled(const struct func_state *f, uint32_t spi)
 {
-	uint32_t n = old->nslots > cur->nslots ? old->nslots : cur->nslots;
-	uint32_t spi;
+	return slot_byte(f, spi, 0) == STACK_SPILL;
+}
+
+/* Does slot spi of old cover that of cur, byte by byte or spilled register? */
+static bool slot_safe(const struct func_state *old, const struct func_state *cur, uint32_t spi,
+		      struct cover *c)
+{
+	bool old_spill = slot_spilled(old, spi), cur_spill = slot_spilled(cur, spi);
+	bool exact = c->exact;
 	int k;
 
-	for (spi = 0; spi < n; spi++) {
-		bool old_spill = slot_byte(old, spi, 0) == STACK_SPILL;
-		bool cur_spill = slot_byte(cur, spi, 0) == STACK_SPILL;
-
-		if (old_spill || cur_spill) {
-			if (old_spill && cur_spill) {
-				if (!regsafe(&old->slots[spi].spilled, &cur->slots[spi].spilled, m,
-					     exact))
+	if (old_spill || cur_spill) {
+		if (old_spill && cur_spill)
+			return regsafe(&old->slots[spi].spilled, &cur->slots[spi].spilled, c);
+		if (old_spill)
+			return false;
+		/* cur spilled, old bytes: only a scalar may stand in for bytes
+		 * old knew as misc (or nothing). */
+		if (cur->slots[spi].spilled.type != REG_SCALAR || exact) {
+			for (k = 0; k < 8; k++)
+				if (slot_byte(old, spi, k) != STACK_INVALID)
 					return false;
-				continue;
-			}
-			if (old_spill)
+			return !exact;
+		}
+		for (k = 0; k < 8; k++)
+			if (slot_byte(old, spi, k) == STACK_ZERO)
 				return false;
-			/* cur spilled, old bytes: only a scalar may stand in
-			 * for bytes old knew as misc (or nothing). */
-			if (cur->slots[spi].spilled.type != REG_SCALAR || exact) {
-				for (k = 0; k < 8; k++)
-					if (slot_byte(old, spi, k) != STACK_INVALID)
-						return false;
-				if (exact)
-					return false;
-				continue;
-			}
-			for (k = 0; k < 8; k++) {
-				uint8_t ob = slot_byte(old, spi, k);
+		return true;
+	}
+	for (k = 0; k < 8; k++) {
+		uint8_t ob = slot_byte(old, spi, k), cb = slot_byte(cur, spi, k);
 
-				if (ob == STACK_ZERO)
-					return false;
-			}
+		if (exact) {
+			if (ob != cb)
+				return false;
 			continue;
 		}
-		for (k = 0; k < 8; k++) {
-			uint8_t ob = slot_byte(old, spi, k), cb = slot_byte(cur, spi, k);
-
-			if (exact) {
-				if (ob != cb)
-					return false;
-				continue;
-			}
-			if (ob == STACK_INVALID)
-				continue;
-			if (ob == STACK_MISC && (cb == STACK_MISC || cb == STACK_ZERO))
-				continue;
-			if (ob == STACK_ZERO && cb == STACK_ZERO)
-				continue;
-			return false;
-		}
+		if (ob == STACK_INVALID)
+			continue;
+		if (ob == STACK_MISC && (cb == STACK_MISC || cb == STACK_ZERO))
+			continue;
+		if (ob == STACK_ZERO && cb == STACK_ZERO)
+			continue;
+		return false;
 	}
 	return true;
 }
 
-static bool states_cover(const struct vstate *old, const struct vstate *cur, bool exact)
+/*
+ * The stack of one frame. For the frame that runs at the prune point,
+ * live and need give the slots read later and those whose spilled value
+ * may decide; the callers' frames are compared in full.
+ */
+static bool stacksafe(const struct func_state *old, const struct func_state *cur, struct cover *c,
+		      uint64_t live, uint64_t need)
 {
-	struct idmap m = { .n = 0 };
+	uint32_t n = old->nslots > cur->nslots ? old->nslots : cur->nslots;
+	uint32_t spi;
+
+	for (spi = 0; spi < n; spi++) {
+		uint64_t bit = spi < 64 ? 1ULL << spi : 0;
+		struct cover tmp;
+
+		if (c->exact || (live & need & bit)) {
+			if (!slot_safe(old, cur, spi, c))
+				return false;
+			continue;
+		}
+		if (!(live & bit)) {
+			tmp = *c;
+			if (!slot_safe(old, cur, spi, &tmp))
+				c->loose_mem = true;
+			continue;
+		}
+		if (slot_spilled(old, spi) && slot_spilled(cur, spi) &&
+		    old->slots[spi].spilled.type == REG_SCALAR &&
+		    cur->slots[spi].spilled.type == REG_SCALAR) {
+			if (!regsafe_probe(&old->slots[spi].spilled, &cur->slots[spi].spilled, c))
+				c->loose_mem = true;
+			continue;
+		}
+		if (!slot_safe(old, cur, spi, c))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Does old cover cur at insn? Not exact: the frame running at insn is
+ * compared through what verifier_live.c found live and needed there, and
+ * c->loose_* say which values old did not cover that this let through.
+ */
+static bool states_cover(const struct verifier_env *env, uint32_t insn, const struct vstate *old,
+			 const struct vstate *cur, bool exact, struct cover *c)
+{
+	const struct insn_aux *aux = &env->aux[insn];
 	uint32_t i, r;
 
+	c->exact = exact;
 	if (old->curframe != cur->curframe || old->nrefs != cur->nrefs)
 		return false;
 	if (exact && old->cb_iter != cur->cb_iter)
 		return false;
 	for (i = 0; i < old->nrefs; i++)
-		if (!check_ids(&m, old->refs[i].id, cur->refs[i].id))
+		if (!check_ids(&c->ids, old->refs[i].id, cur->refs[i].id))
 			return false;
 	for (i = 0; i <= old->curframe; i++) {
 		const struct func_state *of = old->frames[i], *cf = cur->frames[i];
+		bool top = i == old->curframe;
 
 		if (of->callsite != cf->callsite || of->subprog != cf->subprog ||
 		    of->is_callback != cf->is_callback)
 			return false;
-		for (r = 0; r < MAX_BPF_REG; r++)
-			if (!regsafe(&of->regs[r], &cf->regs[r], &m, exact))
+		for (r = 0; r < MAX_BPF_REG; r++) {
+			bool live = !top || (aux->live_regs & (1u << r));
+			bool need = !top || (aux->need_regs & (1u << r));
+
+			if (!frame_reg_safe(&of->regs[r], &cf->regs[r], c, r, live, need))
 				return false;
-		if (!stacksafe(of, cf, &m, exact))
+		}
+		if (!stacksafe(of, cf, c, top ? aux->live_slots : ~0ULL,
+			       top ? aux->need_slots : ~0ULL))
 			return false;
 	}
 	return true;
@@ -344,23 +431,84 @@ static void widen_scalars(const struct vstate *old, struct vstate *cur)
 	}
 }
 
+static void node_free(struct vstate_node *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < VERIFIER_MAX_FRAMES; i++)
+		frame_free(n->st.frames[i]);
+	free(n);
+}
+
+/*
+ * The list at insn is full: drop the complete checkpoint that has pruned the
+ * fewest paths (of those, the one that failed most), so that a loop running
+ * more iterations than the list holds still finds its latest ones. A
+ * complete checkpoint has no live path below it: nothing walks its parent
+ * links again, and dropping it only costs pruning. With none complete, the
+ * oldest is retired: off the list (no pruning or loop detection against it
+ * any more), its state freed, the node kept for the paths below it.
+ */
+static void evict_checkpoint(struct verifier_env *env, struct insn_aux *aux)
+{
+	struct vstate_node **pp, **victim = NULL, **oldest = NULL, *n;
+	uint32_t i;
+
+	for (pp = &aux->states; *pp; pp = &(*pp)->next) {
+		n = *pp;
+		oldest = pp;
+		if (n->branches)
+			continue;
+		if (!victim || n->hits < (*victim)->hits ||
+		    (n->hits == (*victim)->hits && n->misses >= (*victim)->misses))
+			victim = pp;
+	}
+	if (!oldest)
+		return;
+	aux->nstates--;
+	if (victim) {
+		n = *victim;
+		*victim = n->next;
+		node_free(n);
+		return;
+	}
+	n = *oldest;
+	*oldest = n->next;
+	for (i = 0; i < VERIFIER_MAX_FRAMES; i++) {
+		frame_free(n->st.frames[i]);
+		n->st.frames[i] = NULL;
+	}
+	n->next = env->retired;
+	env->retired = n;
+}
+
 /*
  * At a prune point: 1 if a complete checkpoint covers the current state (the
  * path is done), 0 to go on (a checkpoint is stored), <0 on an infinite loop.
+ * A cover that relied on values not mattering widens the facts from insn on
+ * (facts_widen_from), so that they still hold on the path cut off.
  */
 int is_state_visited(struct verifier_env *env, uint32_t insn)
 {
 	struct insn_aux *aux = &env->aux[insn];
 	bool reentry = (aux->flags & AUX_CALLBACK_CALL) && env->cur->reentry;
 	struct vstate_node *n;
+	struct cover c;
 
 	for (n = aux->states; n; n = n->next) {
 		if (n->branches == 0 || reentry) {
-			if (states_cover(&n->st, env->cur, false))
+			c = (struct cover){ .exact = false };
+			if (states_cover(env, insn, &n->st, env->cur, false, &c)) {
+				n->hits++;
+				if (c.loose_regs || c.loose_mem)
+					facts_widen_from(env, insn, c.loose_regs, c.loose_mem);
 				return 1;
+			}
+			n->misses++;
 			continue;
 		}
-		if (states_cover(&n->st, env->cur, true))
+		c = (struct cover){ .exact = true };
+		if (states_cover(env, insn, &n->st, env->cur, true, &c))
 			return verr(env, EACCES,
 				    "infinite loop detected: insn %u is "
 				    "reached again in the same state; the loop "
@@ -372,16 +520,12 @@ int is_state_visited(struct verifier_env *env, uint32_t insn)
 			if (n->branches)
 				widen_scalars(&n->st, env->cur);
 	if (aux->nstates >= MAX_STATES_PER_INSN)
-		return 0;
+		evict_checkpoint(env, aux);
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	if (state_copy_into(&n->st, env->cur)) {
-		uint32_t i;
-
-		for (i = 0; i < VERIFIER_MAX_FRAMES; i++)
-			frame_free(n->st.frames[i]);
-		free(n);
+		node_free(n);
 		return -ENOMEM;
 	}
 	n->parent = env->cur->parent;
