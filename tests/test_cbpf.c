@@ -563,6 +563,62 @@ Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 Test(cbpf_compile, div_mod_by_a_variable) { filter_test("divvar", true, false, 16); }
 Test(cbpf_compile, rodata_tables_by_arguments) { filter_test("table", true, false, 16); }
 
+/*
+ * Issue 23, finding 5: a hash loop with a break on a negative byte, a
+ * subprogram switching on nr and a compare of the hash. The compare is
+ * costly, and every split of it on a byte was lowered in full, twice
+ * (1.5 s here, 6 s with a compare per kind, 66 s for the original); the
+ * lowering lengths are now remembered and a split too long for its worth
+ * stops at its first values. The work is counted, not timed: the bound
+ * holds on any machine. The filter still decides everything in the kernel.
+ */
+Test(cbpf_compile, hash_loop_compiles_in_bounded_work)
+{
+	struct compiled c;
+
+	c.obj = build("tests/cbpf/hash_break.bpf.c");
+	compile_obj(&c, false);
+	cr_log_info("hash_break: %u insns, %llu units of work", c.cp.len,
+		    (unsigned long long)c.cp.work);
+	cr_expect_eq(c.cp.notif_cells, 0, "%u cells need the supervisor", c.cp.notif_cells);
+	cr_expect_lt(c.cp.work, 1000000, "%llu units of work", (unsigned long long)c.cp.work);
+	differential(&c, 16);
+	release(&c);
+}
+
+/*
+ * A cell that takes more work than the budget of one cell is the
+ * supervisor's, with the reason and the instruction where the budget ran
+ * out; the other cells are compiled. The budget counts work, so two
+ * compiles give the same filter.
+ */
+Test(cbpf_compile, work_budget_supervises_the_cell_and_says_so)
+{
+	struct compiled c;
+	struct cbpf_prog again;
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
+	bool said = false;
+	uint32_t i;
+
+	c.obj = build("tests/cbpf/work_budget.bpf.c");
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_supervisor);
+	cr_expect_eq(c.cp.notif_cells, 1, "%u cells need the supervisor", c.cp.notif_cells);
+	for (i = 0; i < c.cp.npunts; i++)
+		if (strstr(c.cp.punts[i].why, "work budget for one (arch, nr) cell ran out") &&
+		    c.cp.punts[i].insn != CBPF_PUNT_NO_INSN)
+			said = true;
+	cr_expect(said, "no punt names the work budget");
+	cr_assert_eq(cbpf_compile(c.obj, c.prog, &opts, &again, &err), 0, "%s", err.msg);
+	cr_expect_eq(again.work, c.cp.work);
+	cr_expect_eq(again.len, c.cp.len);
+	cr_expect(!memcmp(again.insns, c.cp.insns, again.len * sizeof(*again.insns)));
+	cbpf_prog_free(&again);
+	differential(&c, 16);
+	release(&c);
+}
+
 /* Interval tests written by clang as "(x + C) op K": the compiler tests
  * x against the interval's ends, so those ends (and their neighbours, which
  * diff_check adds) are the inputs that matter; they are not constants of

@@ -31,6 +31,17 @@
 #define EXPLORE_MAX_SLOTS 96			/* tracked stack entries per state */
 #define EXPLORE_MAX_FRAMES 8
 #define EXPLORE_STACK_SIZE 512
+/*
+ * Work (struct cbpf_store): an expression built or looked up, an
+ * instruction explored, an instruction of a trial lowering, a node a key
+ * search looks at. Counted, not timed, so that where a budget runs out is
+ * the same on every machine and every run. A cell past EXPLORE_CELL_WORK
+ * is supervised, and past EXPLORE_TOTAL_WORK so is every cell left: about
+ * 1.5 s and 6 s of one core of a 2020 laptop, so that secbpfd (which
+ * compiles every approved program at start) is never stuck on one.
+ */
+#define EXPLORE_CELL_WORK (1ull << 24)
+#define EXPLORE_TOTAL_WORK (1ull << 26)
 
 /* Results of the exploration, besides negative errnos (program rejected). */
 enum {
@@ -109,6 +120,7 @@ struct cbpf_cc {
 	struct cbpf_rnode *notif;
 
 	struct nr_cell cell;	/* being explored */
+	uint32_t pc;		/* the instruction being explored */
 	uint64_t steps, cell_steps;
 	uint32_t cell_branches;
 	struct cbpf_nr_split split;
@@ -211,11 +223,26 @@ static int explore_giveup(struct cbpf_cc *cc, uint32_t pc, const char *why)
 	return EXPLORE_GIVEUP;
 }
 
-/* A NULL expression: out of memory (fatal) or too large (give up). */
+/* The work budget ran out in the cell (at cc->pc): the cell is the
+ * supervisor's, and the reason names which budget. */
+static int explore_out_of_work(struct cbpf_cc *cc)
+{
+	if (cc->store.work > EXPLORE_TOTAL_WORK)
+		return explore_giveup(cc, cc->pc,
+				      "the compiler's work budget for the program ran out here "
+				      "(this cell and the cells not explored yet are supervised)");
+	return explore_giveup(cc, cc->pc,
+			      "the compiler's work budget for one (arch, nr) cell ran out here");
+}
+
+/* A NULL expression: out of memory (fatal), past the work budget or too
+ * large (give up). */
 static int explore_null_expr(struct cbpf_cc *cc)
 {
 	if (cc->store.oom)
 		return err_set(cc->err, ENOMEM, "out of memory");
+	if (cc->store.out_of_work)
+		return explore_out_of_work(cc);
 	return explore_giveup(cc, CBPF_PUNT_NO_INSN,
 			      "an expression grew past the compiler's size limit");
 }
@@ -820,6 +847,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if (rc != EXPLORE_DONE)
 		return rc;
 	/* t is where the eBPF condition holds (c.neg is applied there). */
+	cc->pc = pc;
 	*out = explore_branch(cc, &c, t, f, pc);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
@@ -951,10 +979,12 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			k = &keys[i];
 	}
 	cc->store.too_big = false;
-	if (!k || cc->store.oom) {
-		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc,
-				"a .rodata table indexed by a "
-				"value with too many possible values");
+	if (!k || cc->store.oom || cc->store.out_of_work) {
+		rc = cc->store.oom || cc->store.out_of_work
+			     ? explore_null_expr(cc)
+			     : explore_punt(cc, st->pc,
+					    "a .rodata table indexed by a "
+					    "value with too many possible values");
 		goto out;
 	}
 	/* A lookup by the arguments with many values read: one path on, the
@@ -1096,10 +1126,13 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		uint32_t origin;
 		int rc;
 
+		cc->pc = st->pc;
 		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
 			return explore_giveup(cc, st->pc,
 					"more instructions explored than the "
 					"compiler's budget (a long loop?)");
+		if (!cbpf_store_work(&cc->store, 1))
+			return explore_out_of_work(cc);
 		if (st->pc >= cc->prog->insn_cnt)
 			return explore_reject(cc, st->pc, "execution falls off the program");
 		in = &cc->prog->insns[st->pc];
@@ -1233,6 +1266,10 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	cc->cell_branches = 0;
 	cc->nevents = 0;
 	cc->store.too_big = false;
+	cc->store.out_of_work = false;
+	cc->store.work_limit = cc->store.work + EXPLORE_CELL_WORK;
+	if (cc->store.work_limit > EXPLORE_TOTAL_WORK)
+		cc->store.work_limit = EXPLORE_TOTAL_WORK;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return err_set(cc->err, ENOMEM, "out of memory");
@@ -1241,6 +1278,12 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	st->r[10] = (struct abs_val){ .kind = CV_STACK };
 	rc = explore_run(cc, st, &out, 0);
 	free(st);
+	/* A path finished as the budget ran out (key searches stop short
+	 * then): the cell's outcome may be worse than it should, never
+	 * wrong, but the budget decides alike everywhere: supervised. */
+	if (rc == EXPLORE_DONE && cc->store.out_of_work)
+		rc = explore_out_of_work(cc);
+	cc->store.work_limit = 0;
 	if (rc < 0)
 		return rc;
 	if (rc == EXPLORE_DONE)
@@ -1412,11 +1455,15 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		struct nr_cell cell = w.v[--w.n];
 
 		/* Past the budgets the rest of the domain is supervised. */
-		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS) {
+		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS ||
+		    cc.store.work >= EXPLORE_TOTAL_WORK) {
 			cc.nevents = 0;
 			rc = cbpf_punt_note(&cc.punts, CBPF_PUNT_NO_INSN,
-					    "more (arch, nr) cells or instructions than the "
-					    "compiler explores");
+					    cc.store.work >= EXPLORE_TOTAL_WORK
+						    ? "the compiler's work budget for the program "
+						      "ran out before these (arch, nr) cells"
+						    : "more (arch, nr) cells or instructions than "
+						      "the compiler explores");
 			rc = rc ? err_set(err, ENOMEM, "out of memory")
 				: explore_add_leaf(&cc, &cell, cc.notif);
 		} else {
@@ -1436,6 +1483,7 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		out->needs_state = cc.punts.needs_state;
 		out->punts = cc.punts.punts;
 		out->npunts = cc.punts.npunts;
+		out->work = cc.store.work;
 		cc.punts.punts = NULL;
 	}
 out:
