@@ -562,6 +562,12 @@ Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16);
 Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 Test(cbpf_compile, div_mod_by_a_variable) { filter_test("divvar", true, false, 16); }
 Test(cbpf_compile, rodata_tables_by_arguments) { filter_test("table", true, false, 16); }
+/* Issue 23, finding 4: a stack array read at an index bounded by a mask is
+ * a lookup over its entries, not the supervisor's. */
+Test(cbpf_compile, stack_arrays_by_arguments)
+{
+	filter_test("stack_array", true, false, 16);
+}
 
 /*
  * Issue 23, finding 5: a hash loop with a break on a negative byte, a

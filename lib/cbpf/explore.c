@@ -71,11 +71,11 @@ struct cell_leaf {
 
 enum abs_val_kind {
 	CV_UNINIT,
-	CV_SCALAR,	/* e */
-	CV_CTX,		/* pointer to seccomp_data + off */
-	CV_STACK,	/* frame's r10 + off */
-	CV_RODATA,	/* .rodata map + off (+ e if not NULL): frozen, loads fold */
-	CV_STATE,	/* a map, global data or function: needs the supervisor */
+	CV_SCALAR, /* e */
+	CV_CTX,	   /* pointer to seccomp_data + off */
+	CV_STACK,  /* frame's r10 + off (+ e if not NULL: an array index) */
+	CV_RODATA, /* .rodata map + off (+ e if not NULL): frozen, loads fold */
+	CV_STATE,  /* a map, global data or function: needs the supervisor */
 };
 
 struct abs_val {
@@ -469,6 +469,8 @@ static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const str
 	case CV_STATE:
 		return explore_punt_state(cc, st->pc, "write to a map or global data (.data, .bss)");
 	case CV_STACK:
+		if (p->e)
+			return explore_punt(cc, st->pc, "write to the stack at a variable offset");
 		break;
 	default:
 		return explore_reject(cc, st->pc, "write through a register that is not a pointer");
@@ -566,10 +568,11 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 			*dst = *ptr;
 			return EXPLORE_CONT;
 		}
-		/* A .rodata pointer plus a variable: an index into a table,
-		 * kept as an expression (loads split on its values). */
-		if (ptr->kind == CV_RODATA && !is32 && num->kind == CV_SCALAR &&
-		    num->e->kind != CBPF_X_CONST &&
+		/* A .rodata or stack pointer plus a variable: an index into a
+		 * table or an array, kept as an expression (loads split on
+		 * its values). */
+		if ((ptr->kind == CV_RODATA || ptr->kind == CV_STACK) && !is32 &&
+		    num->kind == CV_SCALAR && num->e->kind != CBPF_X_CONST &&
 		    (op == BPF_ADD || (op == BPF_SUB && ptr == dst))) {
 			const struct cbpf_expr *idx = num->e;
 
@@ -921,6 +924,59 @@ static int explore_rodata_table(struct cbpf_cc *cc, struct explore_state *st,
 }
 
 /*
+ * The path on from the load in, once per distinct value of vals (vals[i]
+ * what it reads where k's key is k->vals[i]); *out a search of the key
+ * that picks each value's outcome.
+ */
+static int explore_fork_values(struct cbpf_cc *cc, struct explore_state *st,
+			       const struct bpf_insn *in, const struct cbpf_key *k,
+			       const struct cbpf_expr *const *vals, struct cbpf_rnode **out,
+			       unsigned depth)
+{
+	struct cbpf_rnode **leaf = calloc(k->n, sizeof(*leaf));
+	uint32_t i, j, ndistinct = 0;
+	int rc = EXPLORE_DONE;
+
+	if (!leaf)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	for (j = 0; j < k->n; j++) {
+		struct explore_state *fork;
+
+		for (i = 0; i < j; i++)
+			if (vals[i] == vals[j])
+				break;
+		if (i < j) {
+			leaf[j] = leaf[i];
+			continue;
+		}
+		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
+			rc = explore_giveup(cc, st->pc,
+					    "more residual branches than the compiler "
+					    "follows in one (arch, nr) cell");
+			goto out;
+		}
+		fork = malloc(sizeof(*fork));
+		if (!fork) {
+			rc = err_set(cc->err, ENOMEM, "out of memory");
+			goto out;
+		}
+		*fork = *st;
+		fork->r[in->dst_reg] = val_scalar(vals[j]);
+		fork->r[in->dst_reg].origin = st->pc;
+		fork->pc = st->pc + 1;
+		rc = explore_run(cc, fork, &leaf[j], depth + 1);
+		free(fork);
+		if (rc != EXPLORE_DONE)
+			goto out;
+	}
+	*out = cbpf_key_dispatch(&cc->store, k, leaf);
+	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+out:
+	free(leaf);
+	return rc;
+}
+
+/*
  * A load from .rodata at a variable offset (a table lookup): the offset
  * must depend on the data through a key with few values, each giving an
  * offset inside the table. The path goes on once per distinct value read,
@@ -934,11 +990,10 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 	const struct abs_val *p = &st->r[in->src_reg];
 	const struct object_map *m = &cc->obj->maps[p->map];
 	unsigned size = insn_size_bytes(in->code);
-	struct cbpf_rnode **leaf = NULL;
-	const struct cbpf_expr *off;
+	const struct cbpf_expr *off, **vals = NULL;
 	struct cbpf_key *keys = NULL, *k = NULL;
 	uint64_t *loaded = NULL;
-	uint32_t nk, i, j, ndistinct = 0;
+	uint32_t nk, i, j;
 	int rc = EXPLORE_NOTIF;
 
 	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
@@ -949,8 +1004,8 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
 	keys = calloc(8, sizeof(*keys));
 	loaded = calloc(CBPF_KEY_MAX_VALUES, sizeof(*loaded));
-	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
-	if (!keys || !loaded || !leaf) {
+	vals = calloc(CBPF_KEY_MAX_VALUES, sizeof(*vals));
+	if (!keys || !loaded || !vals) {
 		rc = err_set(cc->err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -995,41 +1050,105 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 	}
 	/* Each distinct value read: the rest of the path, explored once. */
 	for (j = 0; j < k->n; j++) {
-		struct explore_state *fork;
-
-		for (i = 0; i < j; i++)
-			if (loaded[i] == loaded[j])
-				break;
-		if (i < j) {
-			leaf[j] = leaf[i];
-			continue;
-		}
-		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
-			rc = explore_giveup(cc, st->pc,
-					"more residual branches than the compiler "
-					"follows in one (arch, nr) cell");
+		vals[j] = cbpf_expr_const(&cc->store, loaded[j]);
+		if (!vals[j]) {
+			rc = explore_null_expr(cc);
 			goto out;
 		}
-		fork = malloc(sizeof(*fork));
-		if (!fork) {
-			rc = err_set(cc->err, ENOMEM, "out of memory");
-			goto out;
-		}
-		*fork = *st;
-		fork->r[in->dst_reg] = val_scalar(cbpf_expr_const(&cc->store, loaded[j]));
-		fork->r[in->dst_reg].origin = st->pc;
-		fork->pc = st->pc + 1;
-		rc = fork->r[in->dst_reg].e ? explore_run(cc, fork, &leaf[j], depth + 1)
-					    : explore_null_expr(cc);
-		free(fork);
-		if (rc != EXPLORE_DONE)
-			goto out;
 	}
-	*out = cbpf_key_dispatch(&cc->store, k, leaf);
-	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+	rc = explore_fork_values(cc, st, in, k, vals, out, depth);
 out:
-	free(leaf);
+	free(vals);
 	free(loaded);
+	free(keys);
+	return rc;
+}
+
+/*
+ * A load from the stack at a variable offset (an array indexed by the
+ * data): the offset must depend on the data through a key with few values,
+ * each giving an offset whose bytes the path has written (the verifier
+ * has made sure that every offset the program can form is in bounds; the
+ * key's values may be more, and each is checked). Each entry read is an
+ * expression, a constant or computed from seccomp_data: the path goes on
+ * once per distinct one, and a search of the key picks among them. Else
+ * the supervisor's.
+ */
+static int explore_stack_fork(struct cbpf_cc *cc, struct explore_state *st,
+			      const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
+{
+	const struct abs_val *p = &st->r[in->src_reg];
+	unsigned size = insn_size_bytes(in->code);
+	const struct cbpf_expr *off, **vals = NULL;
+	struct cbpf_key *keys = NULL, *k = NULL;
+	uint32_t nk, i, j;
+	int rc;
+
+	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+		return explore_reject(cc, st->pc, "unknown load mode");
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	off = cbpf_expr_alu(&cc->store, BPF_ADD, false, false, p->e,
+			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
+	if (!off)
+		return explore_null_expr(cc);
+	keys = calloc(8, sizeof(*keys));
+	vals = calloc(CBPF_KEY_MAX_VALUES, sizeof(*vals));
+	if (!keys || !vals) {
+		rc = err_set(cc->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	nk = cbpf_keys_find(&cc->store, off, NULL, CBPF_KEY_MAX_VALUES, keys);
+	/* The first key whose every value gives an offset in the frame. */
+	for (i = 0; i < nk && !k; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *o =
+				cbpf_key_subst(&cc->store, &keys[i], off, keys[i].vals[j]);
+
+			if (!o || o->kind != CBPF_X_CONST ||
+			    (int64_t)o->imm < -EXPLORE_STACK_SIZE || (int64_t)o->imm + size > 0)
+				break;
+		}
+		if (j == keys[i].n)
+			k = &keys[i];
+	}
+	cc->store.too_big = false;
+	if (!k || cc->store.oom || cc->store.out_of_work) {
+		rc = cc->store.oom || cc->store.out_of_work
+			     ? explore_null_expr(cc)
+			     : explore_punt(cc, st->pc,
+					    "a stack array indexed by a value with too many "
+					    "possible values");
+		goto out;
+	}
+	for (j = 0; j < k->n; j++) {
+		const struct cbpf_expr *o = cbpf_key_subst(&cc->store, k, off, k->vals[j]);
+		struct abs_val v;
+
+		if (!o) {
+			rc = explore_null_expr(cc);
+			goto out;
+		}
+		rc = explore_stack_load(cc, st, p->frame, (int64_t)o->imm, size, &v);
+		if (rc != EXPLORE_CONT)
+			goto out;
+		if (v.kind != CV_SCALAR) {
+			rc = explore_punt(cc, st->pc,
+					  "a pointer read from a stack array at a variable offset");
+			goto out;
+		}
+		v.e = cbpf_expr_trunc(&cc->store, v.e, size * 8);
+		if (v.e && BPF_MODE(in->code) == BPF_MEMSX)
+			v.e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, false, size * 8, v.e);
+		if (!v.e) {
+			rc = explore_null_expr(cc);
+			goto out;
+		}
+		vals[j] = v.e;
+	}
+	rc = explore_fork_values(cc, st, in, k, vals, out, depth);
+out:
+	free(vals);
 	free(keys);
 	return rc;
 }
@@ -1147,11 +1266,15 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		case BPF_LDX:
 			if (in->dst_reg >= 10)
 				return explore_reject(cc, st->pc, "write to r10");
-			if (in->src_reg < 11 && st->r[in->src_reg].kind == CV_RODATA &&
+			if (in->src_reg < 11 &&
+			    (st->r[in->src_reg].kind == CV_RODATA ||
+			     st->r[in->src_reg].kind == CV_STACK) &&
 			    st->r[in->src_reg].e) {
 				if (depth >= EXPLORE_MAX_DEPTH)
 					return explore_giveup(cc, st->pc, "residual branches nested too deeply");
-				rc = explore_rodata_fork(cc, st, in, out, depth);
+				rc = st->r[in->src_reg].kind == CV_RODATA
+					     ? explore_rodata_fork(cc, st, in, out, depth)
+					     : explore_stack_fork(cc, st, in, out, depth);
 				if (rc == EXPLORE_NOTIF) {
 					*out = cc->notif;
 					return EXPLORE_DONE;
