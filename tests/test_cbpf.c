@@ -562,6 +562,47 @@ Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16);
 Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 Test(cbpf_compile, div_mod_by_a_variable) { filter_test("divvar", true, false, 16); }
 Test(cbpf_compile, rodata_tables_by_arguments) { filter_test("table", true, false, 16); }
+/* Issue 23, finding 6: .data and .bss globals that nothing writes fold as
+ * .rodata does, also through a pointer handed to a subprogram. */
+Test(cbpf_compile, read_only_globals_fold)
+{
+	filter_test("ro_globals", true, false, 16);
+}
+
+/* A global written through a pointer a subprogram gets stays state; its
+ * neighbour in another section that nothing writes still folds. */
+Test(cbpf_compile, written_globals_stay_state)
+{
+	struct compiled c = { .obj = build("tests/cbpf/rw_global.bpf.c") };
+	uint32_t i, data = UINT32_MAX, bss = UINT32_MAX;
+	bool knob_punts = false, counter_punts = false;
+
+	for (i = 0; i < c.obj->map_cnt; i++) {
+		if (c.obj->maps[i].kind == OBJECT_MAP_DATA)
+			data = i;
+		if (c.obj->maps[i].kind == OBJECT_MAP_BSS)
+			bss = i;
+	}
+	cr_assert(data != UINT32_MAX && bss != UINT32_MAX);
+	cr_expect(object_global_read_only(c.obj, data));
+	cr_expect(!object_global_read_only(c.obj, bss));
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_state);
+	for (i = 0; i < c.cp.npunts; i++) {
+		const struct object_line *l = object_prog_line(c.prog, c.cp.punts[i].insn);
+
+		if (l && l->source && strstr(l->source, "knob"))
+			knob_punts = true;
+		if (l && l->source && strstr(l->source, "counter"))
+			counter_punts = true;
+	}
+	cr_expect(!knob_punts, "the read of knob is supervised");
+	cr_expect(counter_punts, "the read of counter is not supervised");
+	cr_expect_eq(run_cbpf(&c, 0, 5, 0), SECCOMP_RET_ERRNO | 1);
+	differential(&c, 16);
+	release(&c);
+}
+
 /* Issue 23, finding 4: a stack array read at an index bounded by a mask is
  * a lookup over its entries, not the supervisor's. */
 Test(cbpf_compile, stack_arrays_by_arguments)

@@ -74,7 +74,8 @@ enum abs_val_kind {
 	CV_SCALAR, /* e */
 	CV_CTX,	   /* pointer to seccomp_data + off */
 	CV_STACK,  /* frame's r10 + off (+ e if not NULL: an array index) */
-	CV_RODATA, /* .rodata map + off (+ e if not NULL): frozen, loads fold */
+	CV_RODATA, /* .rodata map + off (+ e if not NULL): frozen, loads fold;
+		    * also .data or .bss that nothing writes */
 	CV_STATE,  /* a map, global data or function: needs the supervisor */
 };
 
@@ -115,6 +116,7 @@ struct cbpf_cc {
 	const struct object_prog *prog;
 	struct secbpf_err *err;
 	struct cbpf_store store;	/* expressions, nodes, cells and the plan */
+	bool *frozen;			/* by map: read-only at run time */
 
 	const struct cbpf_expr *nr_field, *arch_field;
 	struct cbpf_rnode *notif;
@@ -302,7 +304,7 @@ static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs
 	uint64_t v = 0;
 
 	if (off < 0 || off + size > m->value_size)
-		return explore_reject(cc, pc, "read outside a .rodata section");
+		return explore_reject(cc, pc, "read outside a global data section");
 	/* Frozen before the program runs: the bytes are final. */
 	if (m->init_data)
 		memcpy(&v, m->init_data + off, size);
@@ -616,8 +618,7 @@ static int explore_ld_imm64(struct cbpf_cc *cc, struct explore_state *st, const 
 			return explore_null_expr(cc);
 		break;
 	case BPF_PSEUDO_MAP_VALUE:
-		if ((uint32_t)in->imm < cc->obj->map_cnt &&
-		    cc->obj->maps[in->imm].kind == OBJECT_MAP_RODATA) {
+		if ((uint32_t)in->imm < cc->obj->map_cnt && cc->frozen[in->imm]) {
 			v.kind = CV_RODATA;
 			v.map = (uint32_t)in->imm;
 			v.off = (uint32_t)in[1].imm;
@@ -1565,6 +1566,14 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 	memset(out, 0, sizeof(*out));
 	if (!obj || !prog || !prog->insns || !prog->insn_cnt)
 		return err_set(err, EINVAL, "cbpf_compile: no program");
+	/* .rodata, and global data that no program of the object writes
+	 * (nothing else does once it is loaded): their bytes are final. */
+	cc.frozen = calloc(obj->map_cnt + 1, sizeof(*cc.frozen));
+	if (!cc.frozen)
+		return err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < obj->map_cnt; i++)
+		cc.frozen[i] =
+			obj->maps[i].kind == OBJECT_MAP_RODATA || object_global_read_only(obj, i);
 	cc.nr_field = cbpf_expr_intern(&cc.store, &field);
 	field.imm = 4;
 	cc.arch_field = cbpf_expr_intern(&cc.store, &field);
@@ -1610,6 +1619,7 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		cc.punts.punts = NULL;
 	}
 out:
+	free(cc.frozen);
 	free(cc.punts.punts);
 	if (rc < 0)
 		cbpf_prog_free(out);
