@@ -666,6 +666,30 @@ Test(cbpf_compile, work_budget_supervises_the_cell_and_says_so)
 	release(&c);
 }
 
+/*
+ * A program whose cells together take more work than the program's budget:
+ * the cells not explored when it runs out are the supervisor's, with the
+ * reason, and the compile stops there (2^26 units, a second or so).
+ */
+Test(cbpf_compile, work_budget_of_the_program_bounds_the_compile)
+{
+	struct compiled c;
+	bool said = false;
+	uint32_t i;
+
+	c.obj = build("tests/cbpf/work_budget_total.bpf.c");
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_supervisor);
+	for (i = 0; i < c.cp.npunts; i++)
+		if (strstr(c.cp.punts[i].why, "work budget for the program ran out"))
+			said = true;
+	cr_expect(said, "no punt names the program's work budget");
+	cr_expect_leq(c.cp.work, (1ull << 26) + (1ull << 20), "%llu units of work",
+		      (unsigned long long)c.cp.work);
+	differential(&c, 16);
+	release(&c);
+}
+
 /* Interval tests written by clang as "(x + C) op K": the compiler tests
  * x against the interval's ends, so those ends (and their neighbours, which
  * diff_check adds) are the inputs that matter; they are not constants of
