@@ -603,6 +603,24 @@ Test(cbpf_compile, written_globals_stay_state)
 	release(&c);
 }
 
+/* A global written only in a callback that a helper calls is state: the
+ * read of it is the supervisor's on every syscall. */
+Test(cbpf_compile, a_global_written_by_a_callback_stays_state)
+{
+	struct compiled c = { .obj = build("tests/cbpf/callback_global.bpf.c") };
+	uint32_t i, data = UINT32_MAX;
+
+	for (i = 0; i < c.obj->map_cnt; i++)
+		if (c.obj->maps[i].kind == OBJECT_MAP_DATA)
+			data = i;
+	cr_assert(data != UINT32_MAX);
+	cr_expect(!object_global_read_only(c.obj, data));
+	compile_obj(&c, false);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 0, 0), SECCOMP_RET_USER_NOTIF);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 0, 5), SECCOMP_RET_USER_NOTIF);
+	release(&c);
+}
+
 /* Issue 23, finding 4: a stack array read at an index bounded by a mask is
  * a lookup over its entries, not the supervisor's. */
 Test(cbpf_compile, stack_arrays_by_arguments)

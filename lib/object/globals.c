@@ -456,12 +456,18 @@ bool object_global_read_only(const struct object *obj, uint32_t map)
 		return false;
 	for (p = 0; p < obj->prog_cnt && !written; p++) {
 		const struct object_prog *prog = &obj->progs[p];
+		uint32_t i;
 		struct global_taint t = { .n = prog->insn_cnt };
 
 		t.in = calloc(prog->insn_cnt + 1, sizeof(*t.in));
 		if (!t.in)
 			return false; /* unproven: the supervisor's */
-		taint_flow(&t, 0, 0);
+		/* Every instruction is taken as reached, with what flows into
+		 * it added: callbacks (which only a helper calls) and code the
+		 * pass would not reach are looked at too. */
+		for (i = 0; i < prog->insn_cnt; i++)
+			t.in[i] = TAINT_REACHED;
+		t.changed = true;
 		/* Taint only grows (registers per instruction, two flags):
 		 * a fixpoint after finitely many passes. */
 		while (t.changed && !t.written) {
