@@ -562,6 +562,151 @@ Test(cbpf_compile, argument_arithmetic) { filter_test("arith", true, false, 16);
 Test(cbpf_compile, mul_div_mod_64) { filter_test("lower64", true, false, 16); }
 Test(cbpf_compile, div_mod_by_a_variable) { filter_test("divvar", true, false, 16); }
 Test(cbpf_compile, rodata_tables_by_arguments) { filter_test("table", true, false, 16); }
+/* Issue 23, finding 6: .data and .bss globals that nothing writes fold as
+ * .rodata does, also through a pointer handed to a subprogram. */
+Test(cbpf_compile, read_only_globals_fold)
+{
+	filter_test("ro_globals", true, false, 16);
+}
+
+/* A global written through a pointer a subprogram gets stays state; its
+ * neighbour in another section that nothing writes still folds. */
+Test(cbpf_compile, written_globals_stay_state)
+{
+	struct compiled c = { .obj = build("tests/cbpf/rw_global.bpf.c") };
+	uint32_t i, data = UINT32_MAX, bss = UINT32_MAX;
+	bool knob_punts = false, counter_punts = false;
+
+	for (i = 0; i < c.obj->map_cnt; i++) {
+		if (c.obj->maps[i].kind == OBJECT_MAP_DATA)
+			data = i;
+		if (c.obj->maps[i].kind == OBJECT_MAP_BSS)
+			bss = i;
+	}
+	cr_assert(data != UINT32_MAX && bss != UINT32_MAX);
+	cr_expect(object_global_read_only(c.obj, data));
+	cr_expect(!object_global_read_only(c.obj, bss));
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_state);
+	for (i = 0; i < c.cp.npunts; i++) {
+		const struct object_line *l = object_prog_line(c.prog, c.cp.punts[i].insn);
+
+		if (l && l->source && strstr(l->source, "knob"))
+			knob_punts = true;
+		if (l && l->source && strstr(l->source, "counter"))
+			counter_punts = true;
+	}
+	cr_expect(!knob_punts, "the read of knob is supervised");
+	cr_expect(counter_punts, "the read of counter is not supervised");
+	cr_expect_eq(run_cbpf(&c, 0, 5, 0), SECCOMP_RET_ERRNO | 1);
+	differential(&c, 16);
+	release(&c);
+}
+
+/* A global written only in a callback that a helper calls is state: the
+ * read of it is the supervisor's on every syscall. */
+Test(cbpf_compile, a_global_written_by_a_callback_stays_state)
+{
+	struct compiled c = { .obj = build("tests/cbpf/callback_global.bpf.c") };
+	uint32_t i, data = UINT32_MAX;
+
+	for (i = 0; i < c.obj->map_cnt; i++)
+		if (c.obj->maps[i].kind == OBJECT_MAP_DATA)
+			data = i;
+	cr_assert(data != UINT32_MAX);
+	cr_expect(!object_global_read_only(c.obj, data));
+	compile_obj(&c, false);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 0, 0), SECCOMP_RET_USER_NOTIF);
+	cr_expect_eq(run_cbpf(&c, AUDIT_ARCH_X86_64, 0, 5), SECCOMP_RET_USER_NOTIF);
+	release(&c);
+}
+
+/* Issue 23, finding 4: a stack array read at an index bounded by a mask is
+ * a lookup over its entries, not the supervisor's. */
+Test(cbpf_compile, stack_arrays_by_arguments)
+{
+	filter_test("stack_array", true, false, 16);
+}
+
+/*
+ * Issue 23, finding 5: a hash loop with a break on a negative byte, a
+ * subprogram switching on nr and a compare of the hash. The compare is
+ * costly, and every split of it on a byte was lowered in full, twice
+ * (1.5 s here, 6 s with a compare per kind, 66 s for the original); the
+ * lowering lengths are now remembered and a split too long for its worth
+ * stops at its first values. The work is counted, not timed: the bound
+ * holds on any machine. The filter still decides everything in the kernel.
+ */
+Test(cbpf_compile, hash_loop_compiles_in_bounded_work)
+{
+	struct compiled c;
+
+	c.obj = build("tests/cbpf/hash_break.bpf.c");
+	compile_obj(&c, false);
+	cr_log_info("hash_break: %u insns, %llu units of work", c.cp.len,
+		    (unsigned long long)c.cp.work);
+	cr_expect_eq(c.cp.notif_cells, 0, "%u cells need the supervisor", c.cp.notif_cells);
+	cr_expect_lt(c.cp.work, 1000000, "%llu units of work", (unsigned long long)c.cp.work);
+	differential(&c, 16);
+	release(&c);
+}
+
+/*
+ * A cell that takes more work than the budget of one cell is the
+ * supervisor's, with the reason and the instruction where the budget ran
+ * out; the other cells are compiled. The budget counts work, so two
+ * compiles give the same filter.
+ */
+Test(cbpf_compile, work_budget_supervises_the_cell_and_says_so)
+{
+	struct compiled c;
+	struct cbpf_prog again;
+	struct secbpf_err err = { { 0 } };
+	struct cbpf_compile_opts opts = { .sz = sizeof(opts) };
+	bool said = false;
+	uint32_t i;
+
+	c.obj = build("tests/cbpf/work_budget.bpf.c");
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_supervisor);
+	cr_expect_eq(c.cp.notif_cells, 1, "%u cells need the supervisor", c.cp.notif_cells);
+	for (i = 0; i < c.cp.npunts; i++)
+		if (strstr(c.cp.punts[i].why, "work budget for one (arch, nr) cell ran out") &&
+		    c.cp.punts[i].insn != CBPF_PUNT_NO_INSN)
+			said = true;
+	cr_expect(said, "no punt names the work budget");
+	cr_assert_eq(cbpf_compile(c.obj, c.prog, &opts, &again, &err), 0, "%s", err.msg);
+	cr_expect_eq(again.work, c.cp.work);
+	cr_expect_eq(again.len, c.cp.len);
+	cr_expect(!memcmp(again.insns, c.cp.insns, again.len * sizeof(*again.insns)));
+	cbpf_prog_free(&again);
+	differential(&c, 16);
+	release(&c);
+}
+
+/*
+ * A program whose cells together take more work than the program's budget:
+ * the cells not explored when it runs out are the supervisor's, with the
+ * reason, and the compile stops there (2^26 units, a second or so).
+ */
+Test(cbpf_compile, work_budget_of_the_program_bounds_the_compile)
+{
+	struct compiled c;
+	bool said = false;
+	uint32_t i;
+
+	c.obj = build("tests/cbpf/work_budget_total.bpf.c");
+	compile_obj(&c, false);
+	cr_expect(c.cp.needs_supervisor);
+	for (i = 0; i < c.cp.npunts; i++)
+		if (strstr(c.cp.punts[i].why, "work budget for the program ran out"))
+			said = true;
+	cr_expect(said, "no punt names the program's work budget");
+	cr_expect_leq(c.cp.work, (1ull << 26) + (1ull << 20), "%llu units of work",
+		      (unsigned long long)c.cp.work);
+	differential(&c, 16);
+	release(&c);
+}
 
 /* Interval tests written by clang as "(x + C) op K": the compiler tests
  * x against the interval's ends, so those ends (and their neighbours, which

@@ -63,6 +63,9 @@ struct cbpf_prog {
 	/* Statistics for `secbpf compile` and the benchmarks. */
 	uint32_t cells;			/* (arch, nr) ranges after merging */
 	uint32_t notif_cells;		/* of which decided by the supervisor */
+	/* The exploration's work, in the units its budget counts
+	 * (explore.c): the same for a program on every machine. */
+	uint64_t work;
 };
 
 struct cbpf_compile_opts {

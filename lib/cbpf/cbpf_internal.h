@@ -142,19 +142,38 @@ int cbpf_split_plan(struct cbpf_plan *plan, bool guard, uint32_t max_filters,
  * hash-consed in two tables, so that equal ones are the same pointer.
  * oom: an allocation failed; too_big: an expression would exceed
  * CBPF_MAX_EXPR_SIZE nodes. Builders return NULL after either.
+ *
+ * Work: what the compiler did so far, in units that do not depend on the
+ * machine (an expression built or looked up, an instruction explored, an
+ * instruction of a trial lowering), so that a budget of it gives the same
+ * filter on every run and every machine. With work_limit nonzero, the
+ * builders return NULL (out_of_work) once work passes it; the explorer
+ * then hands the cell to the supervisor (explore.c).
  */
 #define CBPF_MAX_EXPR_SIZE 4096		/* nodes in one expression tree */
 
 struct cbpf_store {
 	struct arena arena;
 	struct hashtab exprs, rnodes;
+	struct hashtab costs; /* lowering lengths (keys.c) */
 	bool oom;
 	bool too_big;
+	bool out_of_work;
+	uint64_t work, work_limit;
 };
+
+/* Counts n units of work; false (and out_of_work) once past the limit. */
+static inline bool cbpf_store_work(struct cbpf_store *s, uint64_t n)
+{
+	s->work += n;
+	if (s->work_limit && s->work > s->work_limit)
+		s->out_of_work = true;
+	return !s->out_of_work;
+}
 
 void cbpf_store_free(struct cbpf_store *s);
 
-/* The canonical node equal to t; NULL on oom or too_big. */
+/* The canonical node equal to t; NULL on oom, too_big or out_of_work. */
 const struct cbpf_expr *cbpf_expr_intern(struct cbpf_store *s, const struct cbpf_expr *t);
 const struct cbpf_expr *cbpf_expr_const(struct cbpf_store *s, uint64_t v);
 /* The low width bits of a (a NULL a gives NULL, as for every builder). */

@@ -31,6 +31,19 @@
 #define EXPLORE_MAX_SLOTS 96			/* tracked stack entries per state */
 #define EXPLORE_MAX_FRAMES 8
 #define EXPLORE_STACK_SIZE 512
+/*
+ * Work (struct cbpf_store): an expression built or looked up, an
+ * instruction explored, an instruction of a trial lowering, a node a key
+ * search looks at. Counted, not timed, so that where a budget runs out is
+ * the same on every machine and every run. A cell past EXPLORE_CELL_WORK
+ * is supervised, and past EXPLORE_TOTAL_WORK so is every cell left. One
+ * core does 20 to 75 million units a second where the work is (measured
+ * on tests/cbpf/hash_break.bpf.c and work_budget.bpf.c): at most about 1 s per
+ * cell and 3 s in all, so that secbpfd, which compiles every approved
+ * program at start and on reload, is never stuck on one.
+ */
+#define EXPLORE_CELL_WORK (1ull << 24)
+#define EXPLORE_TOTAL_WORK (1ull << 26)
 
 /* Results of the exploration, besides negative errnos (program rejected). */
 enum {
@@ -60,11 +73,12 @@ struct cell_leaf {
 
 enum abs_val_kind {
 	CV_UNINIT,
-	CV_SCALAR,	/* e */
-	CV_CTX,		/* pointer to seccomp_data + off */
-	CV_STACK,	/* frame's r10 + off */
-	CV_RODATA,	/* .rodata map + off (+ e if not NULL): frozen, loads fold */
-	CV_STATE,	/* a map, global data or function: needs the supervisor */
+	CV_SCALAR, /* e */
+	CV_CTX,	   /* pointer to seccomp_data + off */
+	CV_STACK,  /* frame's r10 + off (+ e if not NULL: an array index) */
+	CV_RODATA, /* .rodata map + off (+ e if not NULL): frozen, loads fold;
+		    * also .data or .bss that nothing writes */
+	CV_STATE,  /* a map, global data or function: needs the supervisor */
 };
 
 struct abs_val {
@@ -104,11 +118,13 @@ struct cbpf_cc {
 	const struct object_prog *prog;
 	struct secbpf_err *err;
 	struct cbpf_store store;	/* expressions, nodes, cells and the plan */
+	bool *frozen;			/* by map: read-only at run time */
 
 	const struct cbpf_expr *nr_field, *arch_field;
 	struct cbpf_rnode *notif;
 
 	struct nr_cell cell;	/* being explored */
+	uint32_t pc;		/* the instruction being explored */
 	uint64_t steps, cell_steps;
 	uint32_t cell_branches;
 	struct cbpf_nr_split split;
@@ -211,11 +227,26 @@ static int explore_giveup(struct cbpf_cc *cc, uint32_t pc, const char *why)
 	return EXPLORE_GIVEUP;
 }
 
-/* A NULL expression: out of memory (fatal) or too large (give up). */
+/* The work budget ran out in the cell (at cc->pc): the cell is the
+ * supervisor's, and the reason names which budget. */
+static int explore_out_of_work(struct cbpf_cc *cc)
+{
+	if (cc->store.work > EXPLORE_TOTAL_WORK)
+		return explore_giveup(cc, cc->pc,
+				      "the compiler's work budget for the program ran out here "
+				      "(this cell and the cells not explored yet are supervised)");
+	return explore_giveup(cc, cc->pc,
+			      "the compiler's work budget for one (arch, nr) cell ran out here");
+}
+
+/* A NULL expression: out of memory (fatal), past the work budget or too
+ * large (give up). */
 static int explore_null_expr(struct cbpf_cc *cc)
 {
 	if (cc->store.oom)
 		return err_set(cc->err, ENOMEM, "out of memory");
+	if (cc->store.out_of_work)
+		return explore_out_of_work(cc);
 	return explore_giveup(cc, CBPF_PUNT_NO_INSN,
 			      "an expression grew past the compiler's size limit");
 }
@@ -275,7 +306,7 @@ static int explore_rodata_load(struct cbpf_cc *cc, uint32_t pc, const struct abs
 	uint64_t v = 0;
 
 	if (off < 0 || off + size > m->value_size)
-		return explore_reject(cc, pc, "read outside a .rodata section");
+		return explore_reject(cc, pc, "read outside a global data section");
 	/* Frozen before the program runs: the bytes are final. */
 	if (m->init_data)
 		memcpy(&v, m->init_data + off, size);
@@ -442,6 +473,8 @@ static int explore_store(struct cbpf_cc *cc, struct explore_state *st, const str
 	case CV_STATE:
 		return explore_punt_state(cc, st->pc, "write to a map or global data (.data, .bss)");
 	case CV_STACK:
+		if (p->e)
+			return explore_punt(cc, st->pc, "write to the stack at a variable offset");
 		break;
 	default:
 		return explore_reject(cc, st->pc, "write through a register that is not a pointer");
@@ -539,10 +572,11 @@ static int explore_alu(struct cbpf_cc *cc, struct explore_state *st, const struc
 			*dst = *ptr;
 			return EXPLORE_CONT;
 		}
-		/* A .rodata pointer plus a variable: an index into a table,
-		 * kept as an expression (loads split on its values). */
-		if (ptr->kind == CV_RODATA && !is32 && num->kind == CV_SCALAR &&
-		    num->e->kind != CBPF_X_CONST &&
+		/* A .rodata or stack pointer plus a variable: an index into a
+		 * table or an array, kept as an expression (loads split on
+		 * its values). */
+		if ((ptr->kind == CV_RODATA || ptr->kind == CV_STACK) && !is32 &&
+		    num->kind == CV_SCALAR && num->e->kind != CBPF_X_CONST &&
 		    (op == BPF_ADD || (op == BPF_SUB && ptr == dst))) {
 			const struct cbpf_expr *idx = num->e;
 
@@ -586,8 +620,7 @@ static int explore_ld_imm64(struct cbpf_cc *cc, struct explore_state *st, const 
 			return explore_null_expr(cc);
 		break;
 	case BPF_PSEUDO_MAP_VALUE:
-		if ((uint32_t)in->imm < cc->obj->map_cnt &&
-		    cc->obj->maps[in->imm].kind == OBJECT_MAP_RODATA) {
+		if ((uint32_t)in->imm < cc->obj->map_cnt && cc->frozen[in->imm]) {
 			v.kind = CV_RODATA;
 			v.map = (uint32_t)in->imm;
 			v.off = (uint32_t)in[1].imm;
@@ -820,6 +853,7 @@ static int explore_cond_jump(struct cbpf_cc *cc, struct explore_state *st,
 	if (rc != EXPLORE_DONE)
 		return rc;
 	/* t is where the eBPF condition holds (c.neg is applied there). */
+	cc->pc = pc;
 	*out = explore_branch(cc, &c, t, f, pc);
 	if (!*out)
 		return err_set(cc->err, ENOMEM, "out of memory");
@@ -893,6 +927,59 @@ static int explore_rodata_table(struct cbpf_cc *cc, struct explore_state *st,
 }
 
 /*
+ * The path on from the load in, once per distinct value of vals (vals[i]
+ * what it reads where k's key is k->vals[i]); *out a search of the key
+ * that picks each value's outcome.
+ */
+static int explore_fork_values(struct cbpf_cc *cc, struct explore_state *st,
+			       const struct bpf_insn *in, const struct cbpf_key *k,
+			       const struct cbpf_expr *const *vals, struct cbpf_rnode **out,
+			       unsigned depth)
+{
+	struct cbpf_rnode **leaf = calloc(k->n, sizeof(*leaf));
+	uint32_t i, j, ndistinct = 0;
+	int rc = EXPLORE_DONE;
+
+	if (!leaf)
+		return err_set(cc->err, ENOMEM, "out of memory");
+	for (j = 0; j < k->n; j++) {
+		struct explore_state *fork;
+
+		for (i = 0; i < j; i++)
+			if (vals[i] == vals[j])
+				break;
+		if (i < j) {
+			leaf[j] = leaf[i];
+			continue;
+		}
+		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
+			rc = explore_giveup(cc, st->pc,
+					    "more residual branches than the compiler "
+					    "follows in one (arch, nr) cell");
+			goto out;
+		}
+		fork = malloc(sizeof(*fork));
+		if (!fork) {
+			rc = err_set(cc->err, ENOMEM, "out of memory");
+			goto out;
+		}
+		*fork = *st;
+		fork->r[in->dst_reg] = val_scalar(vals[j]);
+		fork->r[in->dst_reg].origin = st->pc;
+		fork->pc = st->pc + 1;
+		rc = explore_run(cc, fork, &leaf[j], depth + 1);
+		free(fork);
+		if (rc != EXPLORE_DONE)
+			goto out;
+	}
+	*out = cbpf_key_dispatch(&cc->store, k, leaf);
+	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+out:
+	free(leaf);
+	return rc;
+}
+
+/*
  * A load from .rodata at a variable offset (a table lookup): the offset
  * must depend on the data through a key with few values, each giving an
  * offset inside the table. The path goes on once per distinct value read,
@@ -906,11 +993,10 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 	const struct abs_val *p = &st->r[in->src_reg];
 	const struct object_map *m = &cc->obj->maps[p->map];
 	unsigned size = insn_size_bytes(in->code);
-	struct cbpf_rnode **leaf = NULL;
-	const struct cbpf_expr *off;
+	const struct cbpf_expr *off, **vals = NULL;
 	struct cbpf_key *keys = NULL, *k = NULL;
 	uint64_t *loaded = NULL;
-	uint32_t nk, i, j, ndistinct = 0;
+	uint32_t nk, i, j;
 	int rc = EXPLORE_NOTIF;
 
 	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
@@ -921,8 +1007,8 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
 	keys = calloc(8, sizeof(*keys));
 	loaded = calloc(CBPF_KEY_MAX_VALUES, sizeof(*loaded));
-	leaf = calloc(CBPF_KEY_MAX_VALUES, sizeof(*leaf));
-	if (!keys || !loaded || !leaf) {
+	vals = calloc(CBPF_KEY_MAX_VALUES, sizeof(*vals));
+	if (!keys || !loaded || !vals) {
 		rc = err_set(cc->err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -951,10 +1037,12 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 			k = &keys[i];
 	}
 	cc->store.too_big = false;
-	if (!k || cc->store.oom) {
-		rc = cc->store.oom ? explore_null_expr(cc) : explore_punt(cc, st->pc,
-				"a .rodata table indexed by a "
-				"value with too many possible values");
+	if (!k || cc->store.oom || cc->store.out_of_work) {
+		rc = cc->store.oom || cc->store.out_of_work
+			     ? explore_null_expr(cc)
+			     : explore_punt(cc, st->pc,
+					    "a .rodata table indexed by a "
+					    "value with too many possible values");
 		goto out;
 	}
 	/* A lookup by the arguments with many values read: one path on, the
@@ -965,41 +1053,105 @@ static int explore_rodata_fork(struct cbpf_cc *cc, struct explore_state *st,
 	}
 	/* Each distinct value read: the rest of the path, explored once. */
 	for (j = 0; j < k->n; j++) {
-		struct explore_state *fork;
-
-		for (i = 0; i < j; i++)
-			if (loaded[i] == loaded[j])
-				break;
-		if (i < j) {
-			leaf[j] = leaf[i];
-			continue;
-		}
-		if (ndistinct++ && ++cc->cell_branches > EXPLORE_CELL_BRANCHES) {
-			rc = explore_giveup(cc, st->pc,
-					"more residual branches than the compiler "
-					"follows in one (arch, nr) cell");
+		vals[j] = cbpf_expr_const(&cc->store, loaded[j]);
+		if (!vals[j]) {
+			rc = explore_null_expr(cc);
 			goto out;
 		}
-		fork = malloc(sizeof(*fork));
-		if (!fork) {
-			rc = err_set(cc->err, ENOMEM, "out of memory");
-			goto out;
-		}
-		*fork = *st;
-		fork->r[in->dst_reg] = val_scalar(cbpf_expr_const(&cc->store, loaded[j]));
-		fork->r[in->dst_reg].origin = st->pc;
-		fork->pc = st->pc + 1;
-		rc = fork->r[in->dst_reg].e ? explore_run(cc, fork, &leaf[j], depth + 1)
-					    : explore_null_expr(cc);
-		free(fork);
-		if (rc != EXPLORE_DONE)
-			goto out;
 	}
-	*out = cbpf_key_dispatch(&cc->store, k, leaf);
-	rc = *out ? EXPLORE_DONE : explore_null_expr(cc);
+	rc = explore_fork_values(cc, st, in, k, vals, out, depth);
 out:
-	free(leaf);
+	free(vals);
 	free(loaded);
+	free(keys);
+	return rc;
+}
+
+/*
+ * A load from the stack at a variable offset (an array indexed by the
+ * data): the offset must depend on the data through a key with few values,
+ * each giving an offset whose bytes the path has written (the verifier
+ * has made sure that every offset the program can form is in bounds; the
+ * key's values may be more, and each is checked). Each entry read is an
+ * expression, a constant or computed from seccomp_data: the path goes on
+ * once per distinct one, and a search of the key picks among them. Else
+ * the supervisor's.
+ */
+static int explore_stack_fork(struct cbpf_cc *cc, struct explore_state *st,
+			      const struct bpf_insn *in, struct cbpf_rnode **out, unsigned depth)
+{
+	const struct abs_val *p = &st->r[in->src_reg];
+	unsigned size = insn_size_bytes(in->code);
+	const struct cbpf_expr *off, **vals = NULL;
+	struct cbpf_key *keys = NULL, *k = NULL;
+	uint32_t nk, i, j;
+	int rc;
+
+	if (BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX)
+		return explore_reject(cc, st->pc, "unknown load mode");
+	if (in->dst_reg >= 10)
+		return explore_reject(cc, st->pc, "write to r10");
+	off = cbpf_expr_alu(&cc->store, BPF_ADD, false, false, p->e,
+			    cbpf_expr_const(&cc->store, (uint64_t)(p->off + in->off)));
+	if (!off)
+		return explore_null_expr(cc);
+	keys = calloc(8, sizeof(*keys));
+	vals = calloc(CBPF_KEY_MAX_VALUES, sizeof(*vals));
+	if (!keys || !vals) {
+		rc = err_set(cc->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	nk = cbpf_keys_find(&cc->store, off, NULL, CBPF_KEY_MAX_VALUES, keys);
+	/* The first key whose every value gives an offset in the frame. */
+	for (i = 0; i < nk && !k; i++) {
+		for (j = 0; j < keys[i].n; j++) {
+			const struct cbpf_expr *o =
+				cbpf_key_subst(&cc->store, &keys[i], off, keys[i].vals[j]);
+
+			if (!o || o->kind != CBPF_X_CONST ||
+			    (int64_t)o->imm < -EXPLORE_STACK_SIZE || (int64_t)o->imm + size > 0)
+				break;
+		}
+		if (j == keys[i].n)
+			k = &keys[i];
+	}
+	cc->store.too_big = false;
+	if (!k || cc->store.oom || cc->store.out_of_work) {
+		rc = cc->store.oom || cc->store.out_of_work
+			     ? explore_null_expr(cc)
+			     : explore_punt(cc, st->pc,
+					    "a stack array indexed by a value with too many "
+					    "possible values");
+		goto out;
+	}
+	for (j = 0; j < k->n; j++) {
+		const struct cbpf_expr *o = cbpf_key_subst(&cc->store, k, off, k->vals[j]);
+		struct abs_val v;
+
+		if (!o) {
+			rc = explore_null_expr(cc);
+			goto out;
+		}
+		rc = explore_stack_load(cc, st, p->frame, (int64_t)o->imm, size, &v);
+		if (rc != EXPLORE_CONT)
+			goto out;
+		if (v.kind != CV_SCALAR) {
+			rc = explore_punt(cc, st->pc,
+					  "a pointer read from a stack array at a variable offset");
+			goto out;
+		}
+		v.e = cbpf_expr_trunc(&cc->store, v.e, size * 8);
+		if (v.e && BPF_MODE(in->code) == BPF_MEMSX)
+			v.e = cbpf_expr_unary(&cc->store, CBPF_X_SEXT, false, size * 8, v.e);
+		if (!v.e) {
+			rc = explore_null_expr(cc);
+			goto out;
+		}
+		vals[j] = v.e;
+	}
+	rc = explore_fork_values(cc, st, in, k, vals, out, depth);
+out:
+	free(vals);
 	free(keys);
 	return rc;
 }
@@ -1096,10 +1248,13 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		uint32_t origin;
 		int rc;
 
+		cc->pc = st->pc;
 		if (++cc->cell_steps > EXPLORE_CELL_STEPS || ++cc->steps > EXPLORE_TOTAL_STEPS)
 			return explore_giveup(cc, st->pc,
 					"more instructions explored than the "
 					"compiler's budget (a long loop?)");
+		if (!cbpf_store_work(&cc->store, 1))
+			return explore_out_of_work(cc);
 		if (st->pc >= cc->prog->insn_cnt)
 			return explore_reject(cc, st->pc, "execution falls off the program");
 		in = &cc->prog->insns[st->pc];
@@ -1114,11 +1269,15 @@ static int explore_run(struct cbpf_cc *cc, struct explore_state *st, struct cbpf
 		case BPF_LDX:
 			if (in->dst_reg >= 10)
 				return explore_reject(cc, st->pc, "write to r10");
-			if (in->src_reg < 11 && st->r[in->src_reg].kind == CV_RODATA &&
+			if (in->src_reg < 11 &&
+			    (st->r[in->src_reg].kind == CV_RODATA ||
+			     st->r[in->src_reg].kind == CV_STACK) &&
 			    st->r[in->src_reg].e) {
 				if (depth >= EXPLORE_MAX_DEPTH)
 					return explore_giveup(cc, st->pc, "residual branches nested too deeply");
-				rc = explore_rodata_fork(cc, st, in, out, depth);
+				rc = st->r[in->src_reg].kind == CV_RODATA
+					     ? explore_rodata_fork(cc, st, in, out, depth)
+					     : explore_stack_fork(cc, st, in, out, depth);
 				if (rc == EXPLORE_NOTIF) {
 					*out = cc->notif;
 					return EXPLORE_DONE;
@@ -1233,6 +1392,10 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	cc->cell_branches = 0;
 	cc->nevents = 0;
 	cc->store.too_big = false;
+	cc->store.out_of_work = false;
+	cc->store.work_limit = cc->store.work + EXPLORE_CELL_WORK;
+	if (cc->store.work_limit > EXPLORE_TOTAL_WORK)
+		cc->store.work_limit = EXPLORE_TOTAL_WORK;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return err_set(cc->err, ENOMEM, "out of memory");
@@ -1241,6 +1404,12 @@ static int explore_cell(struct cbpf_cc *cc, const struct nr_cell *cell, struct c
 	st->r[10] = (struct abs_val){ .kind = CV_STACK };
 	rc = explore_run(cc, st, &out, 0);
 	free(st);
+	/* A path finished as the budget ran out (key searches stop short
+	 * then): the cell's outcome may be worse than it should, never
+	 * wrong, but the budget decides alike everywhere: supervised. */
+	if (rc == EXPLORE_DONE && cc->store.out_of_work)
+		rc = explore_out_of_work(cc);
+	cc->store.work_limit = 0;
 	if (rc < 0)
 		return rc;
 	if (rc == EXPLORE_DONE)
@@ -1399,6 +1568,14 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 	memset(out, 0, sizeof(*out));
 	if (!obj || !prog || !prog->insns || !prog->insn_cnt)
 		return err_set(err, EINVAL, "cbpf_compile: no program");
+	/* .rodata, and global data that no program of the object writes
+	 * (nothing else does once it is loaded): their bytes are final. */
+	cc.frozen = calloc(obj->map_cnt + 1, sizeof(*cc.frozen));
+	if (!cc.frozen)
+		return err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < obj->map_cnt; i++)
+		cc.frozen[i] =
+			obj->maps[i].kind == OBJECT_MAP_RODATA || object_global_read_only(obj, i);
 	cc.nr_field = cbpf_expr_intern(&cc.store, &field);
 	field.imm = 4;
 	cc.arch_field = cbpf_expr_intern(&cc.store, &field);
@@ -1412,11 +1589,15 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		struct nr_cell cell = w.v[--w.n];
 
 		/* Past the budgets the rest of the domain is supervised. */
-		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS) {
+		if (++explored > EXPLORE_MAX_CELLS || cc.steps > EXPLORE_TOTAL_STEPS ||
+		    cc.store.work >= EXPLORE_TOTAL_WORK) {
 			cc.nevents = 0;
 			rc = cbpf_punt_note(&cc.punts, CBPF_PUNT_NO_INSN,
-					    "more (arch, nr) cells or instructions than the "
-					    "compiler explores");
+					    cc.store.work >= EXPLORE_TOTAL_WORK
+						    ? "the compiler's work budget for the program "
+						      "ran out before these (arch, nr) cells"
+						    : "more (arch, nr) cells or instructions than "
+						      "the compiler explores");
 			rc = rc ? err_set(err, ENOMEM, "out of memory")
 				: explore_add_leaf(&cc, &cell, cc.notif);
 		} else {
@@ -1436,9 +1617,11 @@ static int explore_program(const struct object *obj, const struct object_prog *p
 		out->needs_state = cc.punts.needs_state;
 		out->punts = cc.punts.punts;
 		out->npunts = cc.punts.npunts;
+		out->work = cc.store.work;
 		cc.punts.punts = NULL;
 	}
 out:
+	free(cc.frozen);
 	free(cc.punts.punts);
 	if (rc < 0)
 		cbpf_prog_free(out);

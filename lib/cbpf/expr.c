@@ -71,7 +71,8 @@ static bool expr_hi_zero(const struct cbpf_expr *t)
 }
 
 /* The canonical node equal to t (copied on first sight). NULL when out of
- * memory (s->oom) or too large (s->too_big). */
+ * memory (s->oom), too large (s->too_big) or past the work budget
+ * (s->out_of_work). */
 const struct cbpf_expr *cbpf_expr_intern(struct cbpf_store *s, const struct cbpf_expr *t)
 {
 	struct hashtab_entry *he;
@@ -79,6 +80,8 @@ const struct cbpf_expr *cbpf_expr_intern(struct cbpf_store *s, const struct cbpf
 	uint32_t h = expr_hash(t);
 	uint64_t size = 1;
 
+	if (!cbpf_store_work(s, 1))
+		return NULL;
 	for (he = hashtab_chain(&s->exprs, h); he; he = he->next) {
 		x = (struct cbpf_expr *)he;
 		if (he->hash == h && expr_same(x, t))
@@ -494,5 +497,6 @@ void cbpf_store_free(struct cbpf_store *s)
 {
 	hashtab_free(&s->exprs);
 	hashtab_free(&s->rnodes);
+	hashtab_free(&s->costs);
 	arena_free(&s->arena);
 }

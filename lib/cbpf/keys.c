@@ -28,41 +28,124 @@
 #define KEY_WIDE_SPLIT_VALUES 4
 #define KEY_WIDE_SPLIT_GROWTH 4
 
-/* The length of e's cBPF lowering (both words), -1 if it has none;
- * tried in a scratch buffer. */
-static int expr_cost(const struct cbpf_expr *e)
-{
-	struct cbpf_asm m = { 0 };
-	int rc = cbpf_lower_lo_word(&m, e, 0);
+/*
+ * Lowering lengths are asked for again and again (each key tried, each
+ * value of a key, each cell that reaches the same test), and a trial
+ * lowering walks the whole expression: they are remembered in s->costs,
+ * by what was lowered. Expressions are hash-consed, so their pointers
+ * name them.
+ */
+enum key_cost_of {
+	KEY_COST_COND,	  /* the condition (op, a, b) */
+	KEY_COST_EXPR,	  /* both words of a */
+	KEY_COST_LO_WORD, /* the low word of a */
+};
 
-	if (!rc && !e->hi_zero)
-		rc = cbpf_lower_hi_word(&m, e, 0);
+struct key_cost {
+	struct hashtab_entry h; /* in cbpf_store.costs; first member */
+	const struct cbpf_expr *a, *b;
+	uint8_t of, op;
+	bool sgn, is32;
+	int32_t cost;
+};
+
+static uint32_t key_cost_hash(const struct key_cost *k)
+{
+	uint64_t h =
+		k->of | (uint64_t)k->op << 8 | (uint64_t)k->sgn << 16 | (uint64_t)k->is32 << 17;
+
+	h = hash_mix(h, (uintptr_t)k->a);
+	return hash_mix(h, (uintptr_t)k->b);
+}
+
+/* The length of a trial lowering of what k names, -1 if it has none. */
+static int key_cost_lower(struct cbpf_store *s, const struct key_cost *k)
+{
+	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
+				.op = k->op,
+				.sgn = k->sgn,
+				.is32 = k->is32,
+				.a = k->a,
+				.b = k->b };
+	struct cbpf_asm m = { 0 };
+	uint32_t lt, lf;
+	int rc;
+
+	switch (k->of) {
+	case KEY_COST_COND:
+		lt = cbpf_asm_label(&m);
+		lf = cbpf_asm_label(&m);
+		rc = cbpf_lower_cond(&m, &n, lt, lf);
+		break;
+	case KEY_COST_EXPR:
+		rc = cbpf_lower_lo_word(&m, k->a, 0);
+		if (!rc && !k->a->hi_zero)
+			rc = cbpf_lower_hi_word(&m, k->a, 0);
+		break;
+	default:
+		rc = k->a->kind == CBPF_X_CONST ? 0 : cbpf_lower_lo_word(&m, k->a, 0);
+		break;
+	}
+	cbpf_store_work(s, 1 + (uint64_t)m.n);
 	rc = rc || m.oom ? -1 : (int)m.n;
 	cbpf_asm_free(&m);
 	return rc;
 }
 
-static bool expr_lowers(const struct cbpf_expr *e)
+/* key's cost, remembered (a failed allocation only forgets it). */
+static int key_cost_get(struct cbpf_store *s, struct key_cost *key)
 {
-	return expr_cost(e) >= 0;
+	struct hashtab_entry *he;
+	struct key_cost *x;
+
+	key->h.hash = key_cost_hash(key);
+	for (he = hashtab_chain(&s->costs, key->h.hash); he; he = he->next) {
+		x = (struct key_cost *)he;
+		if (he->hash == key->h.hash && x->of == key->of && x->op == key->op &&
+		    x->sgn == key->sgn && x->is32 == key->is32 && x->a == key->a && x->b == key->b)
+			return x->cost;
+	}
+	key->cost = key_cost_lower(s, key);
+	x = arena_alloc(&s->arena, sizeof(*x));
+	if (x) {
+		*x = *key;
+		(void)hashtab_insert(&s->costs, &x->h);
+	}
+	return key->cost;
+}
+
+/* The length of e's cBPF lowering (both words), -1 if it has none. */
+static int expr_cost(struct cbpf_store *s, const struct cbpf_expr *e)
+{
+	struct key_cost k = { .of = KEY_COST_EXPR, .a = e };
+
+	return key_cost_get(s, &k);
+}
+
+static bool expr_lowers(struct cbpf_store *s, const struct cbpf_expr *e)
+{
+	return expr_cost(s, e) >= 0;
+}
+
+/* Whether v's low word lowers (a constant always does). */
+static bool lo_word_lowers(struct cbpf_store *s, const struct cbpf_expr *v)
+{
+	struct key_cost k = { .of = KEY_COST_LO_WORD, .a = v };
+
+	return key_cost_get(s, &k) >= 0;
 }
 
 /* The length of the condition c's cBPF lowering, -1 if it has none. */
-static int cond_cost(const struct cbpf_cond *c)
+static int cond_cost(struct cbpf_store *s, const struct cbpf_cond *c)
 {
-	struct cbpf_rnode n = { .kind = CBPF_R_BRANCH,
-				.op = c->op,
-				.sgn = c->sgn,
-				.is32 = c->is32,
-				.a = c->a,
-				.b = c->b };
-	struct cbpf_asm m = { 0 };
-	uint32_t lt = cbpf_asm_label(&m), lf = cbpf_asm_label(&m);
-	int rc = cbpf_lower_cond(&m, &n, lt, lf);
+	struct key_cost k = { .of = KEY_COST_COND,
+			      .op = c->op,
+			      .sgn = c->sgn,
+			      .is32 = c->is32,
+			      .a = c->a,
+			      .b = c->b };
 
-	rc = rc || m.oom ? -1 : (int)m.n;
-	cbpf_asm_free(&m);
-	return rc;
+	return key_cost_get(s, &k);
 }
 
 /* An upper bound of e's value from its shape (the whole range if none). */
@@ -147,29 +230,44 @@ static void key_consider(struct cbpf_store *s, const struct cbpf_expr *e, struct
 	for (count = 0; count < *n; count++)
 		if (out[count].key == k.key)
 			return;
-	if (!expr_lowers(k.key))
+	if (!expr_lowers(s, k.key))
 		return;
 	out[(*n)++] = k;
 }
 
+/* The nodes looked at, as an open-addressed set of pointers (twice
+ * KEY_MAX_VISIT slots: never full). */
+#define KEY_WALK_SLOTS (2 * KEY_MAX_VISIT)
+
 struct key_walk {
-	const struct cbpf_expr *seen[KEY_MAX_VISIT];
+	const struct cbpf_expr *seen[KEY_WALK_SLOTS];
 	uint32_t nseen;
 };
+
+/* Adds e to w; false when it was there already or w is full. */
+static bool key_walk_add(struct key_walk *w, const struct cbpf_expr *e)
+{
+	uint32_t i = (uint32_t)(((uintptr_t)e >> 4) * 0x9e3779b1u) & (KEY_WALK_SLOTS - 1);
+
+	while (w->seen[i]) {
+		if (w->seen[i] == e)
+			return false;
+		i = (i + 1) & (KEY_WALK_SLOTS - 1);
+	}
+	if (w->nseen == KEY_MAX_VISIT)
+		return false;
+	w->seen[i] = e;
+	w->nseen++;
+	return true;
+}
 
 static void key_collect(struct cbpf_store *s, struct key_walk *w, const struct cbpf_expr *e,
 			struct cbpf_key *out, uint32_t *n, uint32_t max_values)
 {
-	uint32_t i;
-
 	if (!e || e->kind == CBPF_X_CONST || e->kind == CBPF_X_FIELD)
 		return;
-	for (i = 0; i < w->nseen; i++)
-		if (w->seen[i] == e)
-			return;
-	if (w->nseen == KEY_MAX_VISIT)
+	if (!key_walk_add(w, e))
 		return;
-	w->seen[w->nseen++] = e;
 	key_consider(s, e, out, n, max_values);
 	key_collect(s, w, e->a, out, n, max_values);
 	key_collect(s, w, e->b, out, n, max_values);
@@ -197,6 +295,7 @@ uint32_t cbpf_keys_find(struct cbpf_store *s, const struct cbpf_expr *a, const s
 		key_consider(s, b, out, &n, max_values);
 	key_collect(s, w, a, out, &n, max_values);
 	key_collect(s, w, b, out, &n, max_values);
+	cbpf_store_work(s, 1 + w->nseen);
 	free(w);
 	qsort(out, n, sizeof(*out), cmp_key_size);
 	return n;
@@ -275,13 +374,39 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 				     struct cbpf_rnode *t, struct cbpf_rnode *f, unsigned depth,
 				     uint32_t insn);
 
-/* c split on key k; NULL if some value leaves a condition that does not
- * lower (or memory ran out). */
+/* The code of leaf r of a split, roughly: the lowering of its own test
+ * (t and f, and returns, cost none; a test with no lowering counts as a
+ * costly one). */
+static uint64_t key_leaf_size(struct cbpf_store *s, const struct cbpf_rnode *r,
+			      const struct cbpf_rnode *t, const struct cbpf_rnode *f)
+{
+	struct cbpf_cond leaf;
+	int cost;
+
+	if (r == t || r == f || r->kind != CBPF_R_BRANCH)
+		return 0;
+	leaf = (struct cbpf_cond){
+		.op = r->op, .sgn = r->sgn, .is32 = r->is32, .a = r->a, .b = r->b
+	};
+	cost = cond_cost(s, &leaf);
+	return cost < 0 ? KEY_COSTLY_INSNS : (uint64_t)cost;
+}
+
+/*
+ * c split on key k; NULL if some value leaves a condition that does not
+ * lower, if the split's code would exceed max_size (or memory or the work
+ * budget ran out). The split's code is estimated as it grows, so that a
+ * split too long for its worth stops at the first values that show it,
+ * not after all 256: a compare (2 instructions) between neighbouring runs
+ * of equal leaves and each run's leaf (key_leaf_size).
+ */
 static struct cbpf_rnode *key_split_cond(struct cbpf_store *s, const struct cbpf_cond *c,
 					 const struct cbpf_key *k, struct cbpf_rnode *t,
-					 struct cbpf_rnode *f, unsigned depth, uint32_t insn)
+					 struct cbpf_rnode *f, unsigned depth, uint32_t insn,
+					 uint64_t max_size)
 {
 	struct cbpf_rnode **leaf = calloc(k->n, sizeof(*leaf)), *r = NULL;
+	uint64_t size = 0;
 	uint32_t i;
 
 	if (!leaf) {
@@ -301,30 +426,16 @@ static struct cbpf_rnode *key_split_cond(struct cbpf_store *s, const struct cbpf
 			leaf[i] = key_branch(s, &ci, t, f, depth + 1, insn);
 		if (!leaf[i])
 			goto out;
+		if (i && leaf[i] == leaf[i - 1])
+			continue;
+		size += (i ? 2 : 0) + key_leaf_size(s, leaf[i], t, f);
+		if (size > max_size)
+			goto out;
 	}
 	r = cbpf_key_dispatch(s, k, leaf);
 out:
 	free(leaf);
 	return r;
-}
-
-/* The code of the split r on k's key, roughly: a compare per node of the
- * search and the lowering of each test it leads to (t and f cost none). */
-static uint64_t key_split_size(const struct cbpf_key *k, const struct cbpf_rnode *r,
-			       const struct cbpf_rnode *t, const struct cbpf_rnode *f)
-{
-	struct cbpf_cond leaf;
-	int cost;
-
-	if (r == t || r == f || r->kind != CBPF_R_BRANCH)
-		return 0;
-	if (r->a == k->key && r->op == CBPF_C_GT && r->b->kind == CBPF_X_CONST)
-		return 2 + key_split_size(k, r->t, t, f) + key_split_size(k, r->f, t, f);
-	leaf = (struct cbpf_cond){
-		.op = r->op, .sgn = r->sgn, .is32 = r->is32, .a = r->a, .b = r->b
-	};
-	cost = cond_cost(&leaf);
-	return cost < 0 ? KEY_COSTLY_INSNS : (uint64_t)cost;
 }
 
 /* The branch on c, split on a key if c does not lower; NULL if no key
@@ -347,7 +458,7 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 
 	if (t == f)
 		return t;
-	cost = cond_cost(c);
+	cost = cond_cost(s, c);
 	/* A long lowering (a 64-bit product or quotient) is split on a key
 	 * of few values when there is one: the search is a shorter path. */
 	if (cost >= 0 && (cost <= KEY_COSTLY_INSNS || depth)) {
@@ -364,17 +475,18 @@ static struct cbpf_rnode *key_branch(struct cbpf_store *s, const struct cbpf_con
 	}
 	nk = cbpf_keys_find(s, c->a, c->b, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES,
 			    keys);
-	for (i = 0; i < nk && !r && !s->oom; i++) {
+	for (i = 0; i < nk && !r && !s->oom && !s->out_of_work; i++) {
+		uint64_t max_size = UINT64_MAX;
+
 		/* splitting a costly test on a costly key gains nothing */
-		if (cost >= 0 && expr_cost(keys[i].key) > KEY_COSTLY_INSNS)
+		if (cost >= 0 && expr_cost(s, keys[i].key) > KEY_COSTLY_INSNS)
 			continue;
-		r = key_split_cond(s, c, &keys[i], t, f, depth, insn);
-		if (r && cost >= 0 && keys[i].n > KEY_WIDE_SPLIT_VALUES &&
-		    key_split_size(&keys[i], r, t, f) > KEY_WIDE_SPLIT_GROWTH * (uint64_t)cost)
-			r = NULL;
+		if (cost >= 0 && keys[i].n > KEY_WIDE_SPLIT_VALUES)
+			max_size = KEY_WIDE_SPLIT_GROWTH * (uint64_t)cost;
+		r = key_split_cond(s, c, &keys[i], t, f, depth, insn, max_size);
 	}
 	free(keys);
-	if (!r && !s->oom && cost >= 0) {
+	if (!r && !s->oom && !s->out_of_work && cost >= 0) {
 		s->too_big = false;
 		n.t = c->neg ? f : t;
 		n.f = c->neg ? t : f;
@@ -486,14 +598,10 @@ static struct cbpf_rnode *key_ret(struct cbpf_store *s, const struct cbpf_expr *
 {
 	struct cbpf_rnode n = { .kind = CBPF_R_RET, .ret = v, .insn = insn };
 	struct cbpf_rnode **leaf = NULL, *r = NULL;
-	struct cbpf_asm m = { 0 };
 	struct cbpf_key *keys;
 	uint32_t nk, i, j;
-	int rc = v->kind == CBPF_X_CONST ? 0 : cbpf_lower_lo_word(&m, v, 0);
 
-	rc = rc || m.oom;
-	cbpf_asm_free(&m);
-	if (!rc)
+	if (lo_word_lowers(s, v))
 		return cbpf_rnode_intern(s, &n);
 	if (depth >= KEY_MAX_DEPTH)
 		return NULL;
@@ -504,7 +612,7 @@ static struct cbpf_rnode *key_ret(struct cbpf_store *s, const struct cbpf_expr *
 		goto out;
 	}
 	nk = cbpf_keys_find(s, v, NULL, depth ? KEY_NESTED_MAX_VALUES : CBPF_KEY_MAX_VALUES, keys);
-	for (i = 0; i < nk && !r && !s->oom; i++) {
+	for (i = 0; i < nk && !r && !s->oom && !s->out_of_work; i++) {
 		for (j = 0; j < keys[i].n; j++) {
 			const struct cbpf_expr *vi =
 				cbpf_key_subst(s, &keys[i], v, keys[i].vals[j]);

@@ -2,7 +2,9 @@
 /*
  * Global data: each non-empty .data, .rodata or .bss section becomes a
  * one-element array map, its BTF variables become struct object_var, and
- * --set VAR=VALUE writes an integer into a variable's initial bytes.
+ * --set VAR=VALUE writes an integer into a variable's initial bytes, and
+ * object_global_read_only() proves that nothing writes a .data or .bss
+ * section at run time (the compiler then folds it as it folds .rodata).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -328,4 +330,155 @@ uint32_t object_btf_integer(const struct object *obj, uint32_t type_id, bool *is
 		return t->size;
 	}
 	return 0;
+}
+
+/*
+ * What may hold a pointer into the map, forward over the instructions: on
+ * entry to each, the registers (bit i: ri, REACHED: the instruction runs);
+ * for the whole program, whether any memory may hold one (then every
+ * 8-byte load may give one) and whether a function may return one.
+ */
+#define TAINT_REACHED 0x8000u
+#define TAINT_ARGS 0x3eu /* r1-r5 */
+
+struct global_taint {
+	uint16_t *in;
+	uint32_t n;
+	bool memory, ret, written, changed;
+};
+
+static void taint_flow(struct global_taint *t, uint32_t pc, uint16_t regs)
+{
+	regs |= TAINT_REACHED;
+	if (pc >= t->n || (t->in[pc] | regs) == t->in[pc])
+		return;
+	t->in[pc] |= regs;
+	t->changed = true;
+}
+
+/* The registers after a call: a subprogram's r0 when one may return a
+ * pointer, r6-r9 kept, r1-r5 gone. */
+static uint16_t taint_after_call(const struct global_taint *t, uint16_t regs, bool subprog)
+{
+	regs &= (uint16_t) ~(TAINT_ARGS | 1u);
+	if (subprog && t->ret)
+		regs |= 1u;
+	return regs;
+}
+
+/* One pass over prog: every reached instruction passes its registers on. */
+static void global_taint_pass(const struct object_prog *prog, uint32_t map, struct global_taint *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < prog->insn_cnt && !t->written; i++) {
+		const struct bpf_insn *in = &prog->insns[i];
+		uint16_t regs = t->in[i], dst = (uint16_t)(1u << (in->dst_reg & 15)),
+			 src = (uint16_t)(1u << (in->src_reg & 15));
+		bool wide = in->code == (BPF_LD | BPF_IMM | BPF_DW);
+
+		if (!(regs & TAINT_REACHED))
+			continue;
+		switch (BPF_CLASS(in->code)) {
+		case BPF_LD:
+			if (!wide)
+				break;
+			regs &= (uint16_t)~dst;
+			if (in->src_reg == BPF_PSEUDO_MAP_VALUE && (uint32_t)in->imm == map)
+				regs |= dst;
+			else if (in->src_reg && in->src_reg != BPF_PSEUDO_FUNC &&
+				 (uint32_t)in->imm == map)
+				t->written = true; /* the map itself, for a helper */
+			break;
+		case BPF_ALU:
+		case BPF_ALU64:
+			if (BPF_SRC(in->code) == BPF_X && (regs & src))
+				regs |= dst;
+			else if (BPF_OP(in->code) == BPF_MOV)
+				regs &= (uint16_t)~dst;
+			break;
+		case BPF_LDX:
+			if (t->memory && BPF_SIZE(in->code) == BPF_DW)
+				regs |= dst;
+			else
+				regs &= (uint16_t)~dst;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			if (regs & dst)
+				t->written = true;
+			if (BPF_CLASS(in->code) == BPF_STX && (regs & src))
+				t->memory = true;
+			break;
+		case BPF_JMP:
+		case BPF_JMP32:
+			switch (BPF_OP(in->code)) {
+			case BPF_EXIT:
+				if (regs & 1u)
+					t->ret = true;
+				continue;
+			case BPF_CALL:
+				if (in->src_reg == BPF_PSEUDO_CALL) {
+					taint_flow(t, i + 1 + in->imm, regs);
+					regs = taint_after_call(t, regs, true);
+					break;
+				}
+				/* A helper or kfunc given a pointer may write
+				 * through it. */
+				if (regs & TAINT_ARGS)
+					t->written = true;
+				regs = taint_after_call(t, regs, false);
+				break;
+			case BPF_JA:
+				taint_flow(t,
+					   i + 1 +
+						   (BPF_CLASS(in->code) == BPF_JMP32 ? in->imm
+										     : in->off),
+					   regs);
+				continue;
+			default:
+				taint_flow(t, i + 1 + in->off, regs);
+				break;
+			}
+			break;
+		}
+		taint_flow(t, i + (wide ? 2 : 1), regs);
+	}
+}
+
+bool object_global_read_only(const struct object *obj, uint32_t map)
+{
+	uint32_t p;
+	bool written = false;
+
+	if (!obj || map >= obj->map_cnt ||
+	    (obj->maps[map].kind != OBJECT_MAP_DATA && obj->maps[map].kind != OBJECT_MAP_BSS))
+		return false;
+	for (p = 0; p < obj->prog_cnt && !written; p++) {
+		const struct object_prog *prog = &obj->progs[p];
+		uint32_t i;
+		struct global_taint t = { .n = prog->insn_cnt };
+
+		t.in = calloc(prog->insn_cnt + 1, sizeof(*t.in));
+		if (!t.in)
+			return false; /* unproven: the supervisor's */
+		/* Every instruction is taken as reached, with what flows into
+		 * it added: callbacks (which only a helper calls) and code the
+		 * pass would not reach are looked at too. */
+		for (i = 0; i < prog->insn_cnt; i++)
+			t.in[i] = TAINT_REACHED;
+		t.changed = true;
+		/* Taint only grows (registers per instruction, two flags):
+		 * a fixpoint after finitely many passes. */
+		while (t.changed && !t.written) {
+			bool memory = t.memory, ret = t.ret;
+
+			t.changed = false;
+			global_taint_pass(prog, map, &t);
+			t.changed |= t.memory != memory || t.ret != ret;
+		}
+		written = t.written;
+		free(t.in);
+	}
+	return !written;
 }

@@ -150,6 +150,20 @@ struct object_prog *object_find_prog(struct object *obj, const char *name,
 int object_set_var(struct object *obj, const char *name, const char *value,
 		   struct secbpf_err *err);
 
+/*
+ * Whether global data map (a .data or .bss map of obj) is read-only at run
+ * time: no program of obj (the programs of an object share its global
+ * data) may write it, by a store or an atomic through a pointer into it,
+ * a helper or kfunc given such a pointer, or a reference to the map
+ * itself (which only helpers take). Conservative: a pointer is followed by
+ * register number and through any spill, over all paths at once, so a
+ * true answer is a proof. Nothing outside the programs writes global data
+ * once the object is loaded (--set and a checkpoint's saved state change
+ * its initial bytes before; the control socket only reads). false for any
+ * other map.
+ */
+bool object_global_read_only(const struct object *obj, uint32_t map);
+
 /* The line info record covering slot insn_off of prog, or NULL. */
 const struct object_line *object_prog_line(const struct object_prog *prog,
 					   uint32_t insn_off);
