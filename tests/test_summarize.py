@@ -68,6 +68,18 @@ subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--logbase", "all"
 	       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 check("all meson fixtures in one run", ["--meson", "all:%s:all" % build],
       "5 passed, 4 failed, 2 skipped", 1)
+# the same run as a guest's result lines (kernel/userspace-init) counts the
+# same through --guest
+p = subprocess.run([summarize, "--result-lines", "%s:all" % build], capture_output=True, text=True)
+log = os.path.join(build, "result-lines.log")
+with open(log, "w") as f:
+	f.write("SECBPF-TEST: /tests/meson\n%sSECBPF-TEST-STATUS: /tests/meson 1\nSECBPF-EXIT: 1\n"
+		% p.stdout)
+with open(os.path.join(build, "result-lines.expected"), "w") as f:
+	f.write("\n".join(MESON) + "\n")
+check("the meson fixtures as a guest's result lines",
+      ["--guest", "guest:%s:%s" % (log, os.path.join(build, "result-lines.expected"))],
+      "5 passed, 4 failed, 2 skipped", 1)
 expected = os.path.join(fixtures, "guest", "expected-suites")
 for name, want in GUEST.items():
 	log = os.path.join(fixtures, "guest", name)
