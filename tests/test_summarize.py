@@ -89,6 +89,17 @@ check("kernel/boot failed although every suite passed",
       ["--guest-status", "4", "--guest",
        "guest:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected)],
       "9 passed, 1 failed, 1 skipped", 1)
+check("each guest's status is its own (two guests, the second one failed)",
+      ["--guest", "a:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest-status", "3", "--guest",
+       "b:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest-status", "0"],
+      "18 passed, 1 failed, 2 skipped", 1)
+check("each guest's status is its own (two guests, the first one failed)",
+      ["--guest-status", "3", "--guest",
+       "a:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest", "b:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected)],
+      "18 passed, 1 failed, 2 skipped", 1)
 check("a build that failed, a part skipped, and parts summed",
       ["--failed", "asan:the build failed", "--skipped", "kernel:SECBPF_SKIP_KERNEL=1",
        "--meson", "passes:%s:passes" % build],
