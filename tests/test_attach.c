@@ -302,6 +302,44 @@ Test(attach, flag_combinations_follow_the_kernel)
 	in_child(flag_rules);
 }
 
+/*
+ * A kernel older than a flag answers EINVAL: here a filter makes seccomp()
+ * answer so. The message names the newest flag asked for and the Linux
+ * version it needs (the supervisor's WAIT_KILLABLE_RECV: 5.19).
+ */
+static int old_kernel_named(struct verdict *v)
+{
+	struct secbpf_err err = { { 0 } };
+	struct sock_filter old[16], f[16];
+	size_t nold = build_filter(old, __NR_seccomp, SECCOMP_SET_MODE_FILTER,
+				   SECCOMP_RET_ERRNO | EINVAL);
+	size_t n = build_filter(f, __NR_close, 999, SECCOMP_RET_ERRNO | EPERM);
+	int rc;
+
+	CHECK(v, set_nnp() == 0, "%s", strerror(errno));
+	rc = attach_cbpf(old, nold, 0, &err);
+	CHECK(v, rc == 0, "rc %d: %s", rc, err.msg);
+	rc = attach_cbpf(f, n,
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			 &err);
+	CHECK(v, rc == -EINVAL, "rc %d: %s", rc, err.msg);
+	CHECK(v,
+	      strstr(err.msg, "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs Linux 5.19 or later"),
+	      "message: %s", err.msg);
+	rc = attach_cbpf(f, n, SECCOMP_FILTER_FLAG_NEW_LISTENER, &err);
+	CHECK(v, rc == -EINVAL && strstr(err.msg, "NEW_LISTENER needs Linux 5.0 or later"),
+	      "rc %d: %s", rc, err.msg);
+	rc = attach_cbpf(f, n, 0, &err);
+	CHECK(v, rc == -EINVAL && strstr(err.msg, "not built in"), "rc %d: %s", rc, err.msg);
+	CHECK(v, filter_count() == 1, "%d filters", filter_count());
+	return 0;
+}
+
+Test(attach, a_kernel_without_a_flag_is_named_by_the_version_it_needs)
+{
+	in_child(old_kernel_named);
+}
+
 /* --- TSYNC -------------------------------------------------------------- */
 
 struct tsync_thread {

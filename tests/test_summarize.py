@@ -68,6 +68,18 @@ subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--logbase", "all"
 	       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 check("all meson fixtures in one run", ["--meson", "all:%s:all" % build],
       "5 passed, 4 failed, 2 skipped", 1)
+# the same run as a guest's result lines (kernel/userspace-init) counts the
+# same through --guest
+p = subprocess.run([summarize, "--result-lines", "%s:all" % build], capture_output=True, text=True)
+log = os.path.join(build, "result-lines.log")
+with open(log, "w") as f:
+	f.write("SECBPF-TEST: /tests/meson\n%sSECBPF-TEST-STATUS: /tests/meson 1\nSECBPF-EXIT: 1\n"
+		% p.stdout)
+with open(os.path.join(build, "result-lines.expected"), "w") as f:
+	f.write("\n".join(MESON) + "\n")
+check("the meson fixtures as a guest's result lines",
+      ["--guest", "guest:%s:%s" % (log, os.path.join(build, "result-lines.expected"))],
+      "5 passed, 4 failed, 2 skipped", 1)
 expected = os.path.join(fixtures, "guest", "expected-suites")
 for name, want in GUEST.items():
 	log = os.path.join(fixtures, "guest", name)
@@ -77,6 +89,17 @@ check("kernel/boot failed although every suite passed",
       ["--guest-status", "4", "--guest",
        "guest:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected)],
       "9 passed, 1 failed, 1 skipped", 1)
+check("each guest's status is its own (two guests, the second one failed)",
+      ["--guest", "a:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest-status", "3", "--guest",
+       "b:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest-status", "0"],
+      "18 passed, 1 failed, 2 skipped", 1)
+check("each guest's status is its own (two guests, the first one failed)",
+      ["--guest-status", "3", "--guest",
+       "a:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected),
+       "--guest", "b:%s:%s" % (os.path.join(fixtures, "guest", "all-report.log"), expected)],
+      "18 passed, 1 failed, 2 skipped", 1)
 check("a build that failed, a part skipped, and parts summed",
       ["--failed", "asan:the build failed", "--skipped", "kernel:SECBPF_SKIP_KERNEL=1",
        "--meson", "passes:%s:passes" % build],

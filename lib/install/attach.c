@@ -114,6 +114,48 @@ static int check_user_notif(const struct sock_filter *insns, size_t len, unsigne
 	return 0;
 }
 
+/* The seccomp filter flags by the Linux version that added them, newest
+ * first: an older kernel answers EINVAL for any of them. */
+static const struct {
+	unsigned int flag;
+	const char *name;
+	const char *linux_version;
+} flag_versions[] = {
+	{ SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+	  "5.19" },
+	{ SECCOMP_FILTER_FLAG_TSYNC_ESRCH, "SECCOMP_FILTER_FLAG_TSYNC_ESRCH", "5.7" },
+	{ SECCOMP_FILTER_FLAG_NEW_LISTENER, "SECCOMP_FILTER_FLAG_NEW_LISTENER", "5.0" },
+	{ SECCOMP_FILTER_FLAG_SPEC_ALLOW, "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "4.17" },
+	{ SECCOMP_FILTER_FLAG_LOG, "SECCOMP_FILTER_FLAG_LOG", "4.14" },
+};
+
+/*
+ * EINVAL from seccomp() for a filter cbpf_check() accepted and flags that
+ * check_flags() accepted: the kernel does not know a flag, so it is older
+ * than the newest flag asked for, which the message names with the Linux
+ * version it needs. Makes no syscall (between two installs a filter
+ * already installed may kill on any other).
+ */
+static int explain_einval(unsigned int flags, struct secbpf_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(flag_versions) / sizeof(flag_versions[0]); i++) {
+		if (!(flags & flag_versions[i].flag))
+			continue;
+		return err_set(err, EINVAL,
+			       "the kernel rejected the filter flags 0x%x (EINVAL): %s needs "
+			       "Linux %s or later, and this kernel does not know it (uname -r "
+			       "shows its version; docs/kernels.md lists what each version "
+			       "supports)",
+			       flags, flag_versions[i].name, flag_versions[i].linux_version);
+	}
+	return err_set(err, EINVAL,
+		       "the kernel rejected the filter or its flags 0x%x (EINVAL): a flag "
+		       "this kernel does not know, or seccomp filtering is not built in",
+		       flags);
+}
+
 /* Turn a seccomp(SECCOMP_SET_MODE_FILTER) failure into its meaning. */
 static int explain_kernel_error(int e, unsigned int flags, struct secbpf_err *err)
 {
@@ -131,10 +173,7 @@ static int explain_kernel_error(int e, unsigned int flags, struct secbpf_err *er
 	case EACCES:
 		return err_set(err, e, "the kernel refused the filter (EACCES): " NNP_HINT);
 	case EINVAL:
-		return err_set(err, e,
-			       "the kernel rejected the filter or its flags 0x%x (EINVAL): a flag "
-			       "this kernel does not know, or seccomp filtering is not built in",
-			       flags);
+		return explain_einval(flags, err);
 	case ENOMEM:
 		return err_set(err, e,
 			       "the kernel refused the filter (ENOMEM): out of memory, or the "
