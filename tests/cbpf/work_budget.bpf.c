@@ -5,6 +5,8 @@
  * cBPF lowering and whose every sub-expression is a key worth trying. The
  * cell goes to the supervisor with the reason, at the same point on every
  * run; the other cells stay in the kernel.
+ * guest-cache: skip (its cells go to the supervisor by design, out of
+ * the kernel's cache; and its compile is slow under TCG)
  */
 #include <secbpf/filter.h>
 

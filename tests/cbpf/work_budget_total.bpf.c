@@ -5,6 +5,8 @@
  * cell's budget. After a few cells the program's budget is spent, and the
  * cells not explored yet go to the supervisor with the reason; the compile
  * stays bounded.
+ * guest-cache: skip (its cells go to the supervisor by design, out of
+ * the kernel's cache; and its compile is slow under TCG)
  */
 #include <secbpf/filter.h>
 
