@@ -1060,24 +1060,10 @@ static int check_ld_imm64(struct verifier_env *env, const struct bpf_insn *in, u
 
 /* ---- loads and stores ---- */
 
-static unsigned size_bytes(uint8_t code)
-{
-	switch (BPF_SIZE(code)) {
-	case BPF_B:
-		return 1;
-	case BPF_H:
-		return 2;
-	case BPF_W:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
 static int check_ldst(struct verifier_env *env, const struct bpf_insn *in, uint32_t idx)
 {
 	uint8_t cls = BPF_CLASS(in->code);
-	unsigned size = size_bytes(in->code);
+	unsigned size = verifier_access_size(in->code);
 	int ret;
 
 	if (cls == BPF_LDX) {

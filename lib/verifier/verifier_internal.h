@@ -278,4 +278,19 @@ int check_exit(struct verifier_env *env, uint32_t insn_idx);
  * and make every copy of its pointer unusable. */
 int release_reference(struct verifier_env *env, struct vstate *st, uint32_t ref_obj_id);
 
+/* The bytes a load or store of code moves (BPF_B/H/W/DW). */
+static inline unsigned verifier_access_size(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
 #endif

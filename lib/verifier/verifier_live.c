@@ -34,20 +34,6 @@ static bool insn_is_atomic(const struct bpf_insn *in)
 	return BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC;
 }
 
-static unsigned access_size(uint8_t code)
-{
-	switch (BPF_SIZE(code)) {
-	case BPF_B:
-		return 1;
-	case BPF_H:
-		return 2;
-	case BPF_W:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
 /* The own-frame slots that bytes fp+off .. fp+off+size-1 touch; an access
  * outside the stack is refused during exploration, so it touches none. */
 static uint64_t fp_slots(int32_t off, unsigned size)
@@ -113,7 +99,7 @@ static struct ptr_bits ptr_transfer(const struct bpf_insn *in, struct ptr_bits b
 	case BPF_LDX:
 		/* Only a stack holds spilled pointers (maps, the context and
 		 * ringbuf records refuse them). */
-		if (access_size(in->code) == 8 && (b.stack & s)) {
+		if (verifier_access_size(in->code) == 8 && (b.stack & s)) {
 			b.ptr |= d;
 			b.stack |= d;
 		} else {
@@ -219,7 +205,7 @@ static struct live_bits live_transfer(const struct verifier_env *env, uint32_t i
 	uint16_t d = reg_bit(in->dst_reg), s = reg_bit(in->src_reg);
 	bool is_x = BPF_SRC(in->code) == BPF_X;
 	struct live_bits b = out;
-	unsigned size = access_size(in->code);
+	unsigned size = verifier_access_size(in->code);
 	uint64_t slots, killed;
 	bool dst_need = out.need & d;
 
